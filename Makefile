@@ -1,0 +1,63 @@
+# RAMster for Linux 6.1: top-level driver.
+#
+#   make demo     boot a guest and swap through ramster, with live stats
+#   make test     build everything and run the QEMU test suite
+#   make bench    disk swap vs zswap vs ramster, and patched vs vanilla
+#   make check    checkpatch --strict on the series and the module, shellcheck
+#
+# Everything generated goes under build/ (ignored by git).
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+KERNEL_DIR := $(BUILD)/kernel
+VANILLA_DIR := $(BUILD)/kernel-vanilla
+MODULE_DIR := $(BUILD)/module
+INITRAMFS := $(BUILD)/initramfs.cpio.gz
+
+MODULE_SRCS := $(wildcard ramster/*.c ramster/*.h) ramster/Kbuild
+GUEST_SRCS := tests/guest/init $(wildcard tests/guest/*.c tests/guest/cases/*.sh)
+
+.PHONY: all deps kernel kernel-vanilla module initramfs check test demo \
+	bench clean distclean
+
+all: kernel module initramfs
+
+deps:
+	@scripts/deps.sh
+
+# The kernel scripts decide themselves what is stale (content stamps and
+# make's own dependency tracking), so they always run.
+kernel: deps
+	@scripts/build-kernel.sh $(KERNEL_DIR) kernel-patches/series
+
+kernel-vanilla: deps
+	@scripts/build-kernel.sh $(VANILLA_DIR)
+
+# Built in a copy under build/ so that no object lands in the source tree.
+module: kernel
+	@mkdir -p $(MODULE_DIR)
+	@cp -a ramster/. $(MODULE_DIR)/
+	@echo "[module] building ramster.ko and ramster_kunit.ko"
+	@$(MAKE) -s -C $(KERNEL_DIR)/obj M=$(MODULE_DIR) modules
+
+initramfs: module
+	@scripts/build-initramfs.sh $(INITRAMFS) $(MODULE_DIR)
+
+check: deps
+	@scripts/check.sh
+
+test: deps all
+	@tests/run.sh
+
+demo: deps all
+	@scripts/demo.sh
+
+bench: deps all kernel-vanilla
+	@tests/bench.sh
+
+clean:
+	rm -rf $(MODULE_DIR) $(INITRAMFS) $(BUILD)/test-logs $(BUILD)/bench
+
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * index_test.c - KUnit suite for the per-type index (index.c)
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+
+#include "index.h"
+
+MODULE_IMPORT_NS(RAMSTER_KUNIT);
+
+/* A tree whose freed entries are counted instead of freed. */
+struct test_tree {
+	struct ramster_tree tree;
+	int freed;
+	struct ramster_entry *last_freed;
+};
+
+static void test_free_entry(struct ramster_tree *tree,
+			    struct ramster_entry *entry)
+{
+	struct test_tree *t = container_of(tree, struct test_tree, tree);
+
+	t->freed++;
+	t->last_freed = entry;
+}
+
+static struct test_tree *new_tree(struct kunit *test)
+{
+	struct test_tree *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	ramster_tree_init(&t->tree, test_free_entry);
+	return t;
+}
+
+static struct ramster_entry *new_entry(struct kunit *test, pgoff_t offset)
+{
+	struct ramster_entry *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, e);
+	RB_CLEAR_NODE(&e->rbnode);
+	e->offset = offset;
+	return e;
+}
+
+static void insert_lookup_erase(struct kunit *test)
+{
+	struct test_tree *t = new_tree(test);
+	pgoff_t offsets[] = { 5, 1, 9, 3, 7, 0, 1UL << 30 };
+	struct ramster_entry *e[ARRAY_SIZE(offsets)];
+	int i;
+
+	spin_lock(&t->tree.lock);
+	for (i = 0; i < ARRAY_SIZE(offsets); i++) {
+		e[i] = new_entry(test, offsets[i]);
+		KUNIT_EXPECT_NULL(test, ramster_index_insert(&t->tree, e[i]));
+	}
+	KUNIT_EXPECT_EQ(test, t->tree.nr_entries, ARRAY_SIZE(offsets));
+	for (i = 0; i < ARRAY_SIZE(offsets); i++)
+		KUNIT_EXPECT_PTR_EQ(test,
+				    ramster_index_lookup(&t->tree, offsets[i]),
+				    e[i]);
+	KUNIT_EXPECT_NULL(test, ramster_index_lookup(&t->tree, 2));
+
+	ramster_index_erase(&t->tree, e[2]);
+	ramster_entry_put(&t->tree, e[2]);
+	KUNIT_EXPECT_NULL(test, ramster_index_lookup(&t->tree, 9));
+	KUNIT_EXPECT_EQ(test, t->freed, 1);
+	KUNIT_EXPECT_PTR_EQ(test, t->last_freed, e[2]);
+	/* Erasing twice is harmless and does not miscount. */
+	ramster_index_erase(&t->tree, e[2]);
+	KUNIT_EXPECT_EQ(test, t->tree.nr_entries, ARRAY_SIZE(offsets) - 1);
+	spin_unlock(&t->tree.lock);
+}
+
+/* A duplicate store replaces the old version in one step. */
+static void duplicate_replaces_and_returns_old(struct kunit *test)
+{
+	struct test_tree *t = new_tree(test);
+	struct ramster_entry *old = new_entry(test, 42);
+	struct ramster_entry *new = new_entry(test, 42);
+
+	spin_lock(&t->tree.lock);
+	KUNIT_EXPECT_NULL(test, ramster_index_insert(&t->tree, old));
+	KUNIT_EXPECT_PTR_EQ(test, ramster_index_insert(&t->tree, new), old);
+	KUNIT_EXPECT_PTR_EQ(test, ramster_index_lookup(&t->tree, 42), new);
+	KUNIT_EXPECT_EQ(test, t->tree.nr_entries, 1UL);
+	KUNIT_EXPECT_TRUE(test, RB_EMPTY_NODE(&old->rbnode));
+	ramster_entry_put(&t->tree, old);
+	KUNIT_EXPECT_EQ(test, t->freed, 1);
+	KUNIT_EXPECT_PTR_EQ(test, ramster_index_lookup(&t->tree, 42), new);
+	spin_unlock(&t->tree.lock);
+}
+
+static void generations_increase(struct kunit *test)
+{
+	struct test_tree *t = new_tree(test);
+	struct ramster_entry *a = new_entry(test, 1);
+	struct ramster_entry *b = new_entry(test, 2);
+	struct ramster_entry *c = new_entry(test, 1);
+
+	spin_lock(&t->tree.lock);
+	ramster_index_insert(&t->tree, a);
+	ramster_index_insert(&t->tree, b);
+	ramster_entry_put(&t->tree, ramster_index_insert(&t->tree, c));
+	spin_unlock(&t->tree.lock);
+	KUNIT_EXPECT_GT(test, a->gen, 0ULL);
+	KUNIT_EXPECT_GT(test, b->gen, a->gen);
+	KUNIT_EXPECT_GT(test, c->gen, b->gen);
+}
+
+/* An entry erased while a user holds it is freed by the user's put. */
+static void erase_while_in_use(struct kunit *test)
+{
+	struct test_tree *t = new_tree(test);
+	struct ramster_entry *e = new_entry(test, 3);
+
+	spin_lock(&t->tree.lock);
+	ramster_index_insert(&t->tree, e);
+	ramster_entry_get(e);			/* a load starts */
+	ramster_index_erase(&t->tree, e);	/* invalidate_page */
+	ramster_entry_put(&t->tree, e);
+	KUNIT_EXPECT_EQ(test, t->freed, 0);
+	ramster_entry_put(&t->tree, e);		/* the load ends */
+	KUNIT_EXPECT_EQ(test, t->freed, 1);
+	spin_unlock(&t->tree.lock);
+}
+
+static void erase_all_frees_everything(struct kunit *test)
+{
+	struct test_tree *t = new_tree(test);
+	int i;
+
+	spin_lock(&t->tree.lock);
+	for (i = 0; i < 100; i++)
+		ramster_index_insert(&t->tree, new_entry(test, i * 7));
+	KUNIT_EXPECT_EQ(test, ramster_index_erase_all(&t->tree), 100UL);
+	KUNIT_EXPECT_EQ(test, t->freed, 100);
+	KUNIT_EXPECT_EQ(test, t->tree.nr_entries, 0UL);
+	KUNIT_EXPECT_NULL(test, ramster_index_lookup(&t->tree, 7));
+	KUNIT_EXPECT_EQ(test, ramster_index_erase_all(&t->tree), 0UL);
+	spin_unlock(&t->tree.lock);
+}
+
+static struct kunit_case ramster_index_cases[] = {
+	KUNIT_CASE(insert_lookup_erase),
+	KUNIT_CASE(duplicate_replaces_and_returns_old),
+	KUNIT_CASE(generations_increase),
+	KUNIT_CASE(erase_while_in_use),
+	KUNIT_CASE(erase_all_frees_everything),
+	{}
+};
+
+static struct kunit_suite ramster_index_suite = {
+	.name = "ramster_index",
+	.test_cases = ramster_index_cases,
+};
+
+kunit_test_suites(&ramster_index_suite);
+
+MODULE_LICENSE("GPL");

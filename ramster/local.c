@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * local.c - the local tier: compressed pages in this node's zsmalloc pool
+ *
+ * A page is kept as one of:
+ *  - a same-filled page: the repeated word, in the entry, no pool memory;
+ *  - compressed with the module's compressor, in a zsmalloc object.
+ * Each refusal has its own counter (reject_*), and a refused page goes to
+ * the swap device: refusing is always safe, storing something that cannot
+ * be produced again never is.
+ *
+ * Stores run in reclaim context.  Nothing here enters direct reclaim or
+ * does I/O: allocations use STORE_GFP, which at most wakes kswapd, and
+ * fail rather than wait.
+ */
+#include <linux/crypto.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/zsmalloc.h>
+
+#include "ramster.h"
+#include "compress.h"
+#include "index.h"
+#include "local.h"
+#include "policy.h"
+#include "stats.h"
+
+#define STORE_GFP	(__GFP_NORETRY | __GFP_NOWARN | __GFP_KSWAPD_RECLAIM)
+
+static struct zs_pool *ramster_pool;
+
+/**
+ * ramster_local_init - create the pool and the compressors
+ * @compressor: crypto API name of the compressor
+ *
+ * Return: 0, -ENOENT for an unknown compressor, -ENOMEM.
+ */
+int ramster_local_init(const char *compressor)
+{
+	int ret;
+
+	ret = ramster_comp_init(compressor);
+	if (ret)
+		return ret;
+	ramster_pool = zs_create_pool(RAMSTER_NAME);
+	if (!ramster_pool) {
+		ret = -ENOMEM;
+		goto err_exit_comp;
+	}
+	return 0;
+
+err_exit_comp:
+	ramster_comp_exit();
+	return ret;
+}
+
+void ramster_local_exit(void)
+{
+	zs_destroy_pool(ramster_pool);
+	ramster_pool = NULL;
+	ramster_comp_exit();
+}
+
+u64 ramster_local_pool_bytes(void)
+{
+	return (u64)zs_get_total_pages(ramster_pool) << PAGE_SHIFT;
+}
+
+/* Has the pool reached its share of RAM? */
+bool ramster_local_full(const struct ramster_local_limits *limits)
+{
+	return ramster_pool_limit_hit(zs_get_total_pages(ramster_pool),
+				      totalram_pages(),
+				      limits->max_pool_percent);
+}
+
+/* Compress @page into the pool; on success fill @entry's data fields. */
+static int ramster_local_compress(struct ramster_entry *entry,
+				  struct page *page,
+				  const struct ramster_local_limits *limits)
+{
+	struct ramster_comp_ctx *ctx;
+	unsigned int dlen = 2 * PAGE_SIZE;
+	unsigned long handle;
+	void *src, *dst;
+	int ret;
+
+	ctx = ramster_comp_get();
+	src = kmap_local_page(page);
+	ret = crypto_comp_compress(ctx->tfm, src, PAGE_SIZE, ctx->buf, &dlen);
+	kunmap_local(src);
+	if (ret) {
+		ramster_stat_inc(RAMSTER_STAT_REJECT_COMPRESS_FAIL);
+		ret = -EINVAL;
+		goto out_put_ctx;
+	}
+	if (ramster_compressed_too_big(dlen, limits->max_compressed_percent)) {
+		ramster_stat_inc(RAMSTER_STAT_REJECT_COMPRESS_POOR);
+		ret = -E2BIG;
+		goto out_put_ctx;
+	}
+
+	handle = zs_malloc(ramster_pool, dlen, STORE_GFP);
+	if (IS_ERR_VALUE(handle)) {
+		ramster_stat_inc(RAMSTER_STAT_REJECT_ALLOC_FAIL);
+		ret = -ENOMEM;
+		goto out_put_ctx;
+	}
+	dst = zs_map_object(ramster_pool, handle, ZS_MM_WO);
+	memcpy(dst, ctx->buf, dlen);
+	zs_unmap_object(ramster_pool, handle);
+
+	entry->handle = handle;
+	entry->length = dlen;
+out_put_ctx:
+	ramster_comp_put(ctx);
+	return ret;
+}
+
+/**
+ * ramster_local_store - keep a page in the local tier
+ * @entry: new entry; its data fields are filled on success
+ * @page: the page, locked by the caller
+ * @limits: what to accept
+ *
+ * The pool limit is the caller's check (it must be made before an entry
+ * is allocated).
+ *
+ * Return: 0, or a negative errno with the matching reject_* counted.
+ */
+int ramster_local_store(struct ramster_entry *entry, struct page *page,
+			const struct ramster_local_limits *limits)
+{
+	unsigned long value;
+	bool same;
+	void *src;
+
+	if (limits->same_filled) {
+		src = kmap_local_page(page);
+		same = ramster_same_filled(src, &value);
+		kunmap_local(src);
+		if (same) {
+			entry->flags |= RAMSTER_ENTRY_SAME_FILLED;
+			entry->value = value;
+			entry->length = 0;
+			ramster_stat_inc(RAMSTER_STAT_SAME_FILLED_PAGES);
+			return 0;
+		}
+	}
+	return ramster_local_compress(entry, page, limits);
+}
+
+/**
+ * ramster_local_load - produce a stored page again
+ * @entry: the entry, referenced by the caller
+ * @page: the page to fill
+ *
+ * Return: 0, or -EIO if the data does not decompress to exactly one page;
+ * the page's contents are then undefined and must not be used.
+ */
+int ramster_local_load(const struct ramster_entry *entry, struct page *page)
+{
+	struct ramster_comp_ctx *ctx;
+	unsigned int dlen = PAGE_SIZE;
+	void *src, *dst;
+	int ret;
+
+	if (entry->flags & RAMSTER_ENTRY_SAME_FILLED) {
+		dst = kmap_local_page(page);
+		ramster_fill_page(dst, entry->value);
+		kunmap_local(dst);
+		return 0;
+	}
+
+	ctx = ramster_comp_get();
+	src = zs_map_object(ramster_pool, entry->handle, ZS_MM_RO);
+	dst = kmap_local_page(page);
+	ret = crypto_comp_decompress(ctx->tfm, src, entry->length, dst, &dlen);
+	kunmap_local(dst);
+	zs_unmap_object(ramster_pool, entry->handle);
+	ramster_comp_put(ctx);
+
+	if (ret || dlen != PAGE_SIZE) {
+		ramster_stat_inc(RAMSTER_STAT_LOAD_DECOMPRESS_FAIL);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Release an entry's data; called under the tree lock, must not sleep. */
+void ramster_local_free(struct ramster_entry *entry)
+{
+	if (entry->flags & RAMSTER_ENTRY_SAME_FILLED)
+		ramster_stat_dec(RAMSTER_STAT_SAME_FILLED_PAGES);
+	else
+		zs_free(ramster_pool, entry->handle);
+}

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - ramster: a frontswap backend that keeps swap pages compressed
+ * in RAM (the local tier) and, with the cluster tiers, in other nodes' RAM
+ *
+ * This file holds the module parameters, module init and exit, and the
+ * frontswap ops, which tie the index (index.c) to the tiers (local.c).
+ *
+ * Correctness rules, in the order they matter:
+ *  1. A load returns the data of the last successful store to its slot,
+ *     or fails.  It never returns other data: a duplicate store replaces
+ *     the old entry atomically under the tree lock, and a failed
+ *     duplicate store leaves no entry (frontswap invalidates first).
+ *  2. The module cannot go away while it holds a page: every stored entry
+ *     holds a module reference (taken with try_module_get(), so a store
+ *     racing with rmmod is refused), and rmmod fails with -EBUSY until
+ *     the pages are invalidated (swapoff) or brought back.
+ *  3. invalidate_page runs under the swap area's spinlock: it and
+ *     everything it calls only take spinlocks and never sleep.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/frontswap.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
+
+#include "ramster.h"
+#include "index.h"
+#include "local.h"
+#include "stats.h"
+
+/*********************************
+ * module parameters
+ *********************************/
+static char *compressor = "lz4";
+module_param(compressor, charp, 0444);
+MODULE_PARM_DESC(compressor,
+		 "crypto API compressor, e.g. lz4, lzo, lzo-rle, zstd, deflate (default lz4)");
+
+static int ramster_param_set_percent(const char *val,
+				     const struct kernel_param *kp,
+				     unsigned int min)
+{
+	unsigned int percent;
+	int ret;
+
+	ret = kstrtouint(val, 10, &percent);
+	if (ret || percent < min || percent > 100) {
+		pr_err("%s=%s: must be a whole number from %u to 100\n",
+		       kp->name, val, min);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = percent;
+	return 0;
+}
+
+static int ramster_param_set_pool_percent(const char *val,
+					  const struct kernel_param *kp)
+{
+	return ramster_param_set_percent(val, kp, 1);
+}
+
+static int ramster_param_set_compressed_percent(const char *val,
+						const struct kernel_param *kp)
+{
+	return ramster_param_set_percent(val, kp, 10);
+}
+
+static const struct kernel_param_ops ramster_pool_percent_ops = {
+	.set = ramster_param_set_pool_percent,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops ramster_compressed_percent_ops = {
+	.set = ramster_param_set_compressed_percent,
+	.get = param_get_uint,
+};
+
+static struct ramster_local_limits ramster_limits = {
+	.max_pool_percent = 20,
+	.max_compressed_percent = 75,
+	.same_filled = true,
+};
+
+module_param_cb(max_pool_percent, &ramster_pool_percent_ops,
+		&ramster_limits.max_pool_percent, 0644);
+MODULE_PARM_DESC(max_pool_percent,
+		 "local pool limit in percent of RAM, 1-100 (default 20)");
+module_param_cb(max_compressed_percent, &ramster_compressed_percent_ops,
+		&ramster_limits.max_compressed_percent, 0644);
+MODULE_PARM_DESC(max_compressed_percent,
+		 "reject pages that compress to more than this percent of a page, 10-100 (default 75)");
+module_param_named(same_filled, ramster_limits.same_filled, bool, 0644);
+MODULE_PARM_DESC(same_filled,
+		 "store same-filled pages as one word (default Y)");
+
+static bool writethrough;
+module_param(writethrough, bool, 0444);
+MODULE_PARM_DESC(writethrough,
+		 "also write every stored page to the swap device (default N)");
+
+/*********************************
+ * per swap type trees
+ *********************************/
+/*
+ * A tree is allocated at the first init() of its swap type and kept until
+ * module exit; swapoff (invalidate_area) only empties it.  A store to a
+ * type whose tree could not be allocated is refused.
+ */
+static struct ramster_tree *ramster_trees[MAX_SWAPFILES];
+static struct kmem_cache *ramster_entry_cache;
+
+static void ramster_free_entry(struct ramster_tree *tree,
+			       struct ramster_entry *entry)
+{
+	ramster_local_free(entry);
+	kmem_cache_free(ramster_entry_cache, entry);
+	ramster_stat_dec(RAMSTER_STAT_STORED_PAGES);
+	module_put(THIS_MODULE);
+}
+
+/*********************************
+ * frontswap ops
+ *********************************/
+static void ramster_frontswap_init(unsigned int type)
+{
+	struct ramster_tree *tree = ramster_trees[type];
+
+	if (tree) {
+		/* Swapped on again: swapoff emptied it already. */
+		spin_lock(&tree->lock);
+		WARN_ON_ONCE(ramster_index_erase_all(tree));
+		spin_unlock(&tree->lock);
+		return;
+	}
+
+	tree = kzalloc(sizeof(*tree), GFP_KERNEL);
+	if (!tree) {
+		pr_err("swap type %u: no memory for an index, its pages go to disk\n",
+		       type);
+		return;
+	}
+	ramster_tree_init(tree, ramster_free_entry);
+	ramster_trees[type] = tree;
+}
+
+static int ramster_frontswap_store(unsigned int type, pgoff_t offset,
+				   struct page *page)
+{
+	struct ramster_tree *tree = ramster_trees[type];
+	struct ramster_entry *entry, *dup;
+	int ret;
+
+	if (!tree) {
+		ramster_stat_inc(RAMSTER_STAT_REJECT_NO_AREA);
+		return -ENODEV;
+	}
+	if (ramster_local_full(&ramster_limits)) {
+		ramster_stat_inc(RAMSTER_STAT_REJECT_POOL_LIMIT);
+		return -ENOMEM;
+	}
+	/* Each entry pins the module; refused once rmmod has begun. */
+	if (!try_module_get(THIS_MODULE)) {
+		ramster_stat_inc(RAMSTER_STAT_REJECT_UNLOADING);
+		return -ENODEV;
+	}
+
+	entry = kmem_cache_zalloc(ramster_entry_cache,
+				  __GFP_NORETRY | __GFP_NOWARN |
+				  __GFP_KSWAPD_RECLAIM);
+	if (!entry) {
+		ramster_stat_inc(RAMSTER_STAT_REJECT_KMEMCACHE_FAIL);
+		ret = -ENOMEM;
+		goto err_put_module;
+	}
+	RB_CLEAR_NODE(&entry->rbnode);
+	entry->offset = offset;
+
+	ret = ramster_local_store(entry, page, &ramster_limits);
+	if (ret)
+		goto err_free_entry;
+
+	spin_lock(&tree->lock);
+	dup = ramster_index_insert(tree, entry);
+	if (dup) {
+		ramster_stat_inc(RAMSTER_STAT_DUPLICATE_ENTRY);
+		ramster_entry_put(tree, dup);
+	}
+	spin_unlock(&tree->lock);
+
+	ramster_stat_inc(RAMSTER_STAT_STORES);
+	ramster_stat_inc(RAMSTER_STAT_STORED_PAGES);
+	return 0;
+
+err_free_entry:
+	kmem_cache_free(ramster_entry_cache, entry);
+err_put_module:
+	module_put(THIS_MODULE);
+	return ret;
+}
+
+static int ramster_frontswap_load(unsigned int type, pgoff_t offset,
+				  struct page *page)
+{
+	struct ramster_tree *tree = ramster_trees[type];
+	struct ramster_entry *entry;
+	int ret;
+
+	if (!tree) {
+		ramster_stat_inc(RAMSTER_STAT_LOAD_NOT_FOUND);
+		return -ENOENT;
+	}
+
+	spin_lock(&tree->lock);
+	entry = ramster_index_lookup(tree, offset);
+	if (entry)
+		ramster_entry_get(entry);
+	spin_unlock(&tree->lock);
+	if (!entry) {
+		ramster_stat_inc(RAMSTER_STAT_LOAD_NOT_FOUND);
+		return -ENOENT;
+	}
+
+	ret = ramster_local_load(entry, page);
+	if (ret)
+		pr_err_ratelimited("swap type %u offset %lu: stored page cannot be produced (%d)\n",
+				   type, offset, ret);
+	else
+		ramster_stat_inc(RAMSTER_STAT_LOADS);
+
+	spin_lock(&tree->lock);
+	ramster_entry_put(tree, entry);
+	spin_unlock(&tree->lock);
+	return ret;
+}
+
+/* Called under the swap area's spinlock: must not sleep. */
+static void ramster_frontswap_invalidate_page(unsigned int type,
+					      pgoff_t offset)
+{
+	struct ramster_tree *tree = ramster_trees[type];
+	struct ramster_entry *entry;
+
+	if (!tree)
+		return;
+
+	spin_lock(&tree->lock);
+	entry = ramster_index_lookup(tree, offset);
+	if (entry) {
+		ramster_index_erase(tree, entry);
+		ramster_entry_put(tree, entry);
+		ramster_stat_inc(RAMSTER_STAT_INVALIDATES);
+	}
+	spin_unlock(&tree->lock);
+}
+
+static void ramster_frontswap_invalidate_area(unsigned int type)
+{
+	struct ramster_tree *tree = ramster_trees[type];
+
+	if (!tree)
+		return;
+
+	spin_lock(&tree->lock);
+	ramster_index_erase_all(tree);
+	spin_unlock(&tree->lock);
+	ramster_stat_inc(RAMSTER_STAT_INVALIDATE_AREAS);
+}
+
+static const struct frontswap_ops ramster_frontswap_ops = {
+	.init = ramster_frontswap_init,
+	.store = ramster_frontswap_store,
+	.load = ramster_frontswap_load,
+	.invalidate_page = ramster_frontswap_invalidate_page,
+	.invalidate_area = ramster_frontswap_invalidate_area,
+};
+
+/*********************************
+ * module init and exit
+ *********************************/
+static void ramster_refresh_stats(void)
+{
+	ramster_stat_set(RAMSTER_STAT_POOL_TOTAL_SIZE,
+			 ramster_local_pool_bytes());
+}
+
+static int __init ramster_init(void)
+{
+	int ret;
+
+	ramster_entry_cache = KMEM_CACHE(ramster_entry, 0);
+	if (!ramster_entry_cache)
+		return -ENOMEM;
+
+	ret = ramster_local_init(compressor);
+	if (ret == -ENOENT) {
+		pr_err("compressor \"%s\" is not available in this kernel (try lz4, lzo or zstd)\n",
+		       compressor);
+		ret = -EINVAL;
+	}
+	if (ret)
+		goto err_destroy_cache;
+
+	ramster_stats_init(ramster_refresh_stats);
+
+	frontswap_writethrough(writethrough);
+	ret = frontswap_register_ops(&ramster_frontswap_ops);
+	if (ret) {
+		pr_err("cannot register with frontswap (%d): %s\n", ret,
+		       ret == -EBUSY ?
+		       "another backend (zswap?) is registered" : "error");
+		goto err_exit_stats;
+	}
+
+	pr_info("registered: compressor %s, max_pool_percent %u, writethrough %s\n",
+		compressor, ramster_limits.max_pool_percent,
+		writethrough ? "on" : "off");
+	return 0;
+
+err_exit_stats:
+	frontswap_writethrough(false);
+	ramster_stats_exit();
+	ramster_local_exit();
+err_destroy_cache:
+	kmem_cache_destroy(ramster_entry_cache);
+	return ret;
+}
+
+static void __exit ramster_exit(void)
+{
+	unsigned int type;
+	int ret;
+
+	/*
+	 * The module count is zero, so no entry exists and none can be
+	 * created (try_module_get() fails from now on): unregistering
+	 * cannot find pages.
+	 */
+	ret = frontswap_unregister_ops(&ramster_frontswap_ops);
+	if (WARN(ret, "ramster: frontswap_unregister_ops: %d, leaking the module's memory\n",
+		 ret))
+		return;
+	frontswap_writethrough(false);
+
+	for (type = 0; type < MAX_SWAPFILES; type++)
+		kfree(ramster_trees[type]);
+	ramster_stats_exit();
+	ramster_local_exit();
+	kmem_cache_destroy(ramster_entry_cache);
+	pr_info("unregistered\n");
+}
+
+module_init(ramster_init);
+module_exit(ramster_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("RAMster developers");
+MODULE_DESCRIPTION("RAMster: compressed and clustered frontswap backend");

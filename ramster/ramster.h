@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ramster.h - definitions shared by the parts of the ramster module
+ *
+ * The module is split by responsibility:
+ *
+ *   main.c      module parameters, init/exit, frontswap ops glue
+ *   index.c     per-swap-type index: offset -> entry, generations, refcounts
+ *   local.c     the local tier: compression and the zsmalloc pool
+ *   compress.c  per-CPU crypto API compressors
+ *   stats.c     counters, debugfs files and the one-line summary
+ *   policy.h    pure decisions (same-filled pages, size limits)
+ *
+ * Later tiers plug in beside local.c: a transport (kernel sockets, wire.h),
+ * remote.c (remotification, remote get/put/invalidate) and foreign.c
+ * (pages held for other nodes).  An entry records where its copies live,
+ * so a page held on several nodes is a list, not a rewrite.
+ */
+#ifndef _RAMSTER_H
+#define _RAMSTER_H
+
+#include <linux/module.h>
+
+#define RAMSTER_NAME "ramster"
+
+/*
+ * Symbols that only the KUnit suites (ramster_kunit.ko) use are exported
+ * in their own namespace, and only when the kernel has KUnit.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+#define RAMSTER_EXPORT_FOR_TESTS(sym) EXPORT_SYMBOL_NS_GPL(sym, RAMSTER_KUNIT)
+#else
+#define RAMSTER_EXPORT_FOR_TESTS(sym)
+#endif
+
+#endif /* _RAMSTER_H */

@@ -1,0 +1,21 @@
+#!/bin/sh
+# The workload through each compressor the kernel has.
+mib=$(( $(ram_mib) * 2 ))
+for c in lz4 lzo zstd; do
+	if ! grep -q "^name *: $c\$" /proc/crypto; then
+		echo "RESULT: ok compressor_$c # SKIP not in this kernel"
+		continue
+	fi
+	swap_on
+	load_ramster compressor="$c"
+	watch_max "$RAMSTER/stored_pages" /tmp/max_stored & watcher=$!
+	run_workload "$mib" -p 2 -s 7; rc=$?
+	kill $watcher
+	show_stats
+	check "compressor_$c" "rc=$rc bad=$(bad_pages) max_stored=$(cat /tmp/max_stored) loads=$(stat_of loads)" \
+		test "$rc" = 0 -a "$(bad_pages)" = 0 \
+		-a "$(cat /tmp/max_stored)" -gt 0 -a "$(stat_of loads)" -gt 0
+	swapoff /dev/vda
+	rmmod ramster
+done
+check compressors_no_kernel_warnings "see dmesg" dmesg_clean

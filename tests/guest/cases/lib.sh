@@ -1,0 +1,70 @@
+#!/bin/sh
+# Helpers for guest test cases (busybox sh).  A case reports each of its
+# results with ok NAME or not_ok NAME REASON; the host harness collects
+# the RESULT: lines from the console, in order.
+# shellcheck disable=SC3043  # busybox sh has local
+
+DBG=/sys/kernel/debug
+RAMSTER=$DBG/ramster
+FRONTSWAP=$DBG/frontswap
+MODDIR=/lib/modules
+
+ok() { echo "RESULT: ok $1"; }
+not_ok() { echo "RESULT: not ok $1 # $2"; }
+
+# check NAME CONDITION-DESCRIPTION COMMAND...: ok if COMMAND succeeds.
+check() {
+	local name=$1 why=$2
+	shift 2
+	if "$@"; then ok "$name"; else not_ok "$name" "$why"; fi
+}
+
+stat_of() { cat "$RAMSTER/$1"; }
+vmstat_of() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+ram_mib() { awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo; }
+
+swap_on() {
+	mkswap /dev/vda >/dev/null && swapon /dev/vda
+}
+
+load_ramster() {
+	insmod "$MODDIR/ramster.ko" "$@"
+}
+
+# Record the largest value a debugfs counter reaches while a command runs:
+# watch_max FILE OUT & ... ; kill $!; cat OUT
+watch_max() {
+	local file=$1 out=$2 max=0 v
+	echo 0 > "$out"
+	while :; do
+		v=$(cat "$file" 2>/dev/null || echo 0)
+		if [ "$v" -gt "$max" ]; then max=$v; echo "$max" > "$out"; fi
+		sleep 0.3
+	done
+}
+
+# run_workload MIB [ARGS...]: runs the verifying workload; its last line
+# is kept in /tmp/workload.result.  Returns the workload's exit status.
+run_workload() {
+	local mib=$1 rc
+	shift
+	/bin/workload -m "$mib" "$@" > /tmp/workload.out 2>&1
+	rc=$?
+	cat /tmp/workload.out
+	tail -n 1 /tmp/workload.out > /tmp/workload.result
+	return $rc
+}
+
+bad_pages() { sed -n 's/.* bad=\([0-9]*\).*/\1/p' /tmp/workload.result; }
+
+# Kernel log problems that fail a case even if its checks passed.
+dmesg_clean() {
+	! dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace|general protection|hung_task' >/dev/null
+}
+
+# The swap and module counters, for the log.
+show_stats() {
+	echo "--- ramster: $(cat "$RAMSTER/summary" 2>/dev/null || echo not loaded)"
+	echo "--- frontswap: loads=$(cat $FRONTSWAP/loads) succ_stores=$(cat $FRONTSWAP/succ_stores) failed_stores=$(cat $FRONTSWAP/failed_stores) invalidates=$(cat $FRONTSWAP/invalidates) curr_pages=$(cat $FRONTSWAP/curr_pages 2>/dev/null)"
+	echo "--- vmstat: pswpin=$(vmstat_of pswpin) pswpout=$(vmstat_of pswpout)"
+}
