@@ -18,8 +18,8 @@ INITRAMFS := $(BUILD)/initramfs.cpio.gz
 MODULE_SRCS := $(wildcard ramster/*.c ramster/*.h) ramster/Kbuild
 GUEST_SRCS := tests/guest/init $(wildcard tests/guest/*.c tests/guest/cases/*.sh)
 
-.PHONY: all deps kernel kernel-vanilla module initramfs check test demo \
-	bench clean distclean
+.PHONY: all deps kernel kernel-vanilla module initramfs check check-bisect \
+	test demo bench clean distclean
 
 all: kernel module initramfs
 
@@ -46,6 +46,10 @@ initramfs: module
 
 check: deps
 	@scripts/check.sh
+
+# Every prefix of the series builds (slow: one kernel build per patch).
+check-bisect: deps
+	@scripts/check-bisect.sh
 
 test: deps all
 	@tests/run.sh

@@ -20,7 +20,7 @@ struct crypto_comp;
  *	of a page for incompressible input before they give up
  */
 struct ramster_comp_ctx {
-	struct mutex lock;
+	struct mutex lock;		/* see above */
 	struct crypto_comp *tfm;
 	u8 *buf;
 };

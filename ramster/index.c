@@ -34,7 +34,7 @@ void ramster_tree_init(struct ramster_tree *tree,
 	tree->nr_entries = 0;
 	tree->free_entry = free_entry;
 }
-RAMSTER_EXPORT_FOR_TESTS(ramster_tree_init);
+EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_tree_init);
 
 /**
  * ramster_index_lookup - find the entry of a swap offset
@@ -62,7 +62,7 @@ struct ramster_entry *ramster_index_lookup(struct ramster_tree *tree,
 	}
 	return NULL;
 }
-RAMSTER_EXPORT_FOR_TESTS(ramster_index_lookup);
+EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_index_lookup);
 
 /**
  * ramster_index_insert - insert an entry, replacing any older version
@@ -106,7 +106,7 @@ struct ramster_entry *ramster_index_insert(struct ramster_tree *tree,
 	tree->nr_entries++;
 	return NULL;
 }
-RAMSTER_EXPORT_FOR_TESTS(ramster_index_insert);
+EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_index_insert);
 
 /**
  * ramster_index_erase - take an entry out of its tree
@@ -125,7 +125,7 @@ void ramster_index_erase(struct ramster_tree *tree,
 	RB_CLEAR_NODE(&entry->rbnode);
 	tree->nr_entries--;
 }
-RAMSTER_EXPORT_FOR_TESTS(ramster_index_erase);
+EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_index_erase);
 
 /**
  * ramster_index_erase_all - empty a tree (swapoff)
@@ -148,14 +148,14 @@ unsigned long ramster_index_erase_all(struct ramster_tree *tree)
 	tree->nr_entries = 0;
 	return erased;
 }
-RAMSTER_EXPORT_FOR_TESTS(ramster_index_erase_all);
+EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_index_erase_all);
 
 /* Take a reference on an entry found under the tree's lock. */
 void ramster_entry_get(struct ramster_entry *entry)
 {
 	entry->refcount++;
 }
-RAMSTER_EXPORT_FOR_TESTS(ramster_entry_get);
+EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_entry_get);
 
 /**
  * ramster_entry_put - drop a reference, freeing the entry on the last one
@@ -172,4 +172,4 @@ void ramster_entry_put(struct ramster_tree *tree, struct ramster_entry *entry)
 	WARN_ON_ONCE(!RB_EMPTY_NODE(&entry->rbnode));
 	tree->free_entry(tree, entry);
 }
-RAMSTER_EXPORT_FOR_TESTS(ramster_entry_put);
+EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_entry_put);

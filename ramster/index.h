@@ -18,7 +18,7 @@
  * @offset: the swap offset, the key
  * @gen: generation: every store to a tree gets the next one, so that a
  *	later operation can tell this version from an older or newer one
- *	(an acknowledgement or invalidation that names (offset, gen) never
+ *	(an acknowledgment or invalidation that names (offset, gen) never
  *	touches another version of the slot)
  * @refcount: the tree's reference plus one per user; the tree lock
  *	protects it
@@ -56,7 +56,7 @@ struct ramster_entry {
  *	@lock held
  */
 struct ramster_tree {
-	spinlock_t lock;
+	spinlock_t lock;		/* see above */
 	struct rb_root root;
 	u64 next_gen;
 	unsigned long nr_entries;

@@ -28,6 +28,7 @@
 #include "ramster.h"
 #include "index.h"
 #include "local.h"
+#include "shrink.h"
 #include "stats.h"
 
 /*********************************
@@ -135,12 +136,10 @@ static void ramster_frontswap_init(unsigned int type)
 		return;
 	}
 
+	/* Without a tree the area's stores are refused (reject_no_area). */
 	tree = kzalloc(sizeof(*tree), GFP_KERNEL);
-	if (!tree) {
-		pr_err("swap type %u: no memory for an index, its pages go to disk\n",
-		       type);
+	if (!tree)
 		return;
-	}
 	ramster_tree_init(tree, ramster_free_entry);
 	ramster_trees[type] = tree;
 }
@@ -303,6 +302,7 @@ static int __init ramster_init(void)
 		goto err_destroy_cache;
 
 	ramster_stats_init(ramster_refresh_stats);
+	ramster_shrink_init(ramster_stats_debugfs_root());
 
 	frontswap_writethrough(writethrough);
 	ret = frontswap_register_ops(&ramster_frontswap_ops);

@@ -9,6 +9,7 @@
  *   local.c     the local tier: compression and the zsmalloc pool
  *   compress.c  per-CPU crypto API compressors
  *   stats.c     counters, debugfs files and the one-line summary
+ *   shrink.c    bringing pages home with frontswap_shrink() (admin knob)
  *   policy.h    pure decisions (same-filled pages, size limits)
  *
  * Later tiers plug in beside local.c: a transport (kernel sockets, wire.h),
@@ -28,9 +29,9 @@
  * in their own namespace, and only when the kernel has KUnit.
  */
 #if IS_ENABLED(CONFIG_KUNIT)
-#define RAMSTER_EXPORT_FOR_TESTS(sym) EXPORT_SYMBOL_NS_GPL(sym, RAMSTER_KUNIT)
+#define EXPORT_SYMBOL_IF_RAMSTER_KUNIT(sym) EXPORT_SYMBOL_NS_GPL(sym, RAMSTER_KUNIT)
 #else
-#define RAMSTER_EXPORT_FOR_TESTS(sym)
+#define EXPORT_SYMBOL_IF_RAMSTER_KUNIT(sym)
 #endif
 
 #endif /* _RAMSTER_H */

@@ -17,12 +17,28 @@
 
 atomic64_t ramster_stat_values[RAMSTER_NR_STATS];
 
-#define RAMSTER_STAT_NAME(id, name)	[RAMSTER_STAT_##id] = #name,
 const char * const ramster_stat_names[RAMSTER_NR_STATS] = {
-	RAMSTER_STATS(RAMSTER_STAT_NAME)
+	[RAMSTER_STAT_STORED_PAGES] = "stored_pages",
+	[RAMSTER_STAT_POOL_TOTAL_SIZE] = "pool_total_size",
+	[RAMSTER_STAT_SAME_FILLED_PAGES] = "same_filled_pages",
+	[RAMSTER_STAT_LOADS] = "loads",
+	[RAMSTER_STAT_STORES] = "stores",
+	[RAMSTER_STAT_INVALIDATES] = "invalidates",
+	[RAMSTER_STAT_INVALIDATE_AREAS] = "invalidate_areas",
+	[RAMSTER_STAT_DUPLICATE_ENTRY] = "duplicate_entry",
+	[RAMSTER_STAT_REJECT_POOL_LIMIT] = "reject_pool_limit",
+	[RAMSTER_STAT_REJECT_COMPRESS_POOR] = "reject_compress_poor",
+	[RAMSTER_STAT_REJECT_COMPRESS_FAIL] = "reject_compress_fail",
+	[RAMSTER_STAT_REJECT_ALLOC_FAIL] = "reject_alloc_fail",
+	[RAMSTER_STAT_REJECT_KMEMCACHE_FAIL] = "reject_kmemcache_fail",
+	[RAMSTER_STAT_REJECT_NO_AREA] = "reject_no_area",
+	[RAMSTER_STAT_REJECT_UNLOADING] = "reject_unloading",
+	[RAMSTER_STAT_LOAD_NOT_FOUND] = "load_not_found",
+	[RAMSTER_STAT_LOAD_DECOMPRESS_FAIL] = "load_decompress_fail",
+	[RAMSTER_STAT_SHRINK_RUNS] = "shrink_runs",
+	[RAMSTER_STAT_SHRINK_PAGES] = "shrink_pages",
 };
-#undef RAMSTER_STAT_NAME
-RAMSTER_EXPORT_FOR_TESTS(ramster_stat_names);
+EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_stat_names);
 
 static struct dentry *ramster_debugfs_root;
 /* Brings the gauges that are computed, not counted, up to date. */
@@ -54,7 +70,7 @@ int ramster_stats_summary(char *buf, size_t size, const u64 *values)
 		return -ENOSPC;
 	return len + n;
 }
-RAMSTER_EXPORT_FOR_TESTS(ramster_stats_summary);
+EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_stats_summary);
 
 static int ramster_stat_get(void *data, u64 *val)
 {

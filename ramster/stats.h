@@ -9,38 +9,36 @@
 #include <linux/types.h>
 
 /*
- * Every counter, in summary column order.  The summary is parsed by
- * scripts, so its columns are only ever appended: add new counters at the
- * end, never reorder, rename or remove (the KUnit suite enforces this).
- * Gauges (stored_pages, same_filled_pages, pool_total_size) go up and
- * down; all others only count up.  There is one reject_* counter per
- * reason a store can be refused, and one load_* per way a load can fail.
+ * Every counter, in summary column order; ramster_stat_names[] in stats.c
+ * has their names.  The summary is parsed by scripts, so its columns are
+ * only ever appended: add new counters just before RAMSTER_NR_STATS, never
+ * reorder, rename or remove (the KUnit suite enforces this).  Gauges
+ * (stored_pages, pool_total_size, same_filled_pages) go up and down; all
+ * others only count up.  There is one reject_* counter per reason a store
+ * can be refused, and one load_* per way a load can fail.
  */
-#define RAMSTER_STATS(X)					\
-	X(STORED_PAGES,		stored_pages)			\
-	X(POOL_TOTAL_SIZE,	pool_total_size)		\
-	X(SAME_FILLED_PAGES,	same_filled_pages)		\
-	X(LOADS,		loads)				\
-	X(STORES,		stores)				\
-	X(INVALIDATES,		invalidates)			\
-	X(INVALIDATE_AREAS,	invalidate_areas)		\
-	X(DUPLICATE_ENTRY,	duplicate_entry)		\
-	X(REJECT_POOL_LIMIT,	reject_pool_limit)		\
-	X(REJECT_COMPRESS_POOR,	reject_compress_poor)		\
-	X(REJECT_COMPRESS_FAIL,	reject_compress_fail)		\
-	X(REJECT_ALLOC_FAIL,	reject_alloc_fail)		\
-	X(REJECT_KMEMCACHE_FAIL, reject_kmemcache_fail)		\
-	X(REJECT_NO_AREA,	reject_no_area)			\
-	X(REJECT_UNLOADING,	reject_unloading)		\
-	X(LOAD_NOT_FOUND,	load_not_found)			\
-	X(LOAD_DECOMPRESS_FAIL,	load_decompress_fail)
-
-#define RAMSTER_STAT_ENUM(id, name)	RAMSTER_STAT_##id,
 enum ramster_stat {
-	RAMSTER_STATS(RAMSTER_STAT_ENUM)
+	RAMSTER_STAT_STORED_PAGES,
+	RAMSTER_STAT_POOL_TOTAL_SIZE,
+	RAMSTER_STAT_SAME_FILLED_PAGES,
+	RAMSTER_STAT_LOADS,
+	RAMSTER_STAT_STORES,
+	RAMSTER_STAT_INVALIDATES,
+	RAMSTER_STAT_INVALIDATE_AREAS,
+	RAMSTER_STAT_DUPLICATE_ENTRY,
+	RAMSTER_STAT_REJECT_POOL_LIMIT,
+	RAMSTER_STAT_REJECT_COMPRESS_POOR,
+	RAMSTER_STAT_REJECT_COMPRESS_FAIL,
+	RAMSTER_STAT_REJECT_ALLOC_FAIL,
+	RAMSTER_STAT_REJECT_KMEMCACHE_FAIL,
+	RAMSTER_STAT_REJECT_NO_AREA,
+	RAMSTER_STAT_REJECT_UNLOADING,
+	RAMSTER_STAT_LOAD_NOT_FOUND,
+	RAMSTER_STAT_LOAD_DECOMPRESS_FAIL,
+	RAMSTER_STAT_SHRINK_RUNS,
+	RAMSTER_STAT_SHRINK_PAGES,
 	RAMSTER_NR_STATS
 };
-#undef RAMSTER_STAT_ENUM
 
 extern atomic64_t ramster_stat_values[RAMSTER_NR_STATS];
 extern const char * const ramster_stat_names[RAMSTER_NR_STATS];
@@ -48,6 +46,11 @@ extern const char * const ramster_stat_names[RAMSTER_NR_STATS];
 static inline void ramster_stat_inc(enum ramster_stat stat)
 {
 	atomic64_inc(&ramster_stat_values[stat]);
+}
+
+static inline void ramster_stat_add(enum ramster_stat stat, u64 n)
+{
+	atomic64_add(n, &ramster_stat_values[stat]);
 }
 
 static inline void ramster_stat_dec(enum ramster_stat stat)

@@ -20,6 +20,7 @@ static const char * const released_columns[] = {
 	"reject_pool_limit", "reject_compress_poor", "reject_compress_fail",
 	"reject_alloc_fail", "reject_kmemcache_fail", "reject_no_area",
 	"reject_unloading", "load_not_found", "load_decompress_fail",
+	"shrink_runs", "shrink_pages",
 };
 
 static void columns_are_append_only(struct kunit *test)
@@ -31,6 +32,22 @@ static void columns_are_append_only(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(released_columns); i++)
 		KUNIT_EXPECT_STREQ(test, ramster_stat_names[i],
 				   released_columns[i]);
+}
+
+/* The name table is indexed by enum: a counter added without a name. */
+static void every_counter_has_a_name(struct kunit *test)
+{
+	int i, j;
+
+	for (i = 0; i < RAMSTER_NR_STATS; i++) {
+		KUNIT_EXPECT_NOT_NULL_MSG(test, ramster_stat_names[i],
+					  "counter %d", i);
+		if (!ramster_stat_names[i])
+			continue;
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_STRNEQ(test, ramster_stat_names[i],
+					    ramster_stat_names[j]);
+	}
 }
 
 static void summary_is_one_line_of_pairs(struct kunit *test)
@@ -73,6 +90,7 @@ static void summary_too_small_buffer(struct kunit *test)
 
 static struct kunit_case ramster_stats_cases[] = {
 	KUNIT_CASE(columns_are_append_only),
+	KUNIT_CASE(every_counter_has_a_name),
 	KUNIT_CASE(summary_is_one_line_of_pairs),
 	KUNIT_CASE(summary_too_small_buffer),
 	{}

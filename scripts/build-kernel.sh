@@ -123,7 +123,7 @@ configure() {
 			opt=${line%%=*}
 			if ! grep -qx -- "$line" "$obj/.config"; then
 				echo "build-kernel: $opt: wanted '${line#*=}'," \
-					"got '$(grep -E "^(# )?$opt[= ]" \
+					"got '$(grep -E "^(# )?${opt}[= ]" \
 					"$obj/.config" || echo unset)'" >&2
 				missing=$((missing + 1))
 			fi

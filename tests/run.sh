@@ -30,7 +30,7 @@ CASES=(
 	"compressors|128|900|yes||compressor_lz4 compressor_lzo compressor_zstd compressors_no_kernel_warnings"
 	"pool_limit|128|600|yes||pool_limit_rejects_to_disk pool_limit_no_kernel_warnings"
 	"writethrough|128|600|yes||writethrough_writes_device writethrough_no_kernel_warnings"
-	"swapoff|256|600|yes||swapoff_with_stored_pages swapoff_no_kernel_warnings"
+	"swapoff|256|600|yes||shrink_to_target swapoff_with_stored_pages swapoff_no_kernel_warnings"
 	"zswap|128|600|yes|zswap.enabled=1 zswap.compressor=lz4 zswap.zpool=zsmalloc|zswap_same_image ramster_refused_while_zswap_registered zswap_no_kernel_warnings"
 	"nobackend|128|600|yes||no_backend_disk_swap nobackend_no_kernel_warnings"
 )
@@ -118,8 +118,10 @@ run_case() {
 main() {
 	local selected=("$@") spec want count=1
 	trap qemu_cleanup EXIT INT TERM
-	[ -f "$KERNEL" ] && [ -f "$INITRD" ] ||
-		{ echo "tests/run.sh: build first: make all" >&2; exit 2; }
+	if [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ]; then
+		echo "tests/run.sh: build first: make all" >&2
+		exit 2
+	fi
 	mkdir -p "$LOGS"
 	qemu_pick_accel "$KERNEL" "$INITRD" "$TOP/build/accel"
 

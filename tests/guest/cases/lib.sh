@@ -20,6 +20,7 @@ check() {
 }
 
 stat_of() { cat "$RAMSTER/$1"; }
+fs_stat() { cat "$FRONTSWAP/$1"; }
 vmstat_of() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 ram_mib() { awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo; }
 
@@ -65,6 +66,6 @@ dmesg_clean() {
 # The swap and module counters, for the log.
 show_stats() {
 	echo "--- ramster: $(cat "$RAMSTER/summary" 2>/dev/null || echo not loaded)"
-	echo "--- frontswap: loads=$(cat $FRONTSWAP/loads) succ_stores=$(cat $FRONTSWAP/succ_stores) failed_stores=$(cat $FRONTSWAP/failed_stores) invalidates=$(cat $FRONTSWAP/invalidates) curr_pages=$(cat $FRONTSWAP/curr_pages 2>/dev/null)"
+	echo "--- frontswap: loads=$(fs_stat loads) succ_stores=$(fs_stat succ_stores) failed_stores=$(fs_stat failed_stores) invalidates=$(fs_stat invalidates) curr_pages=$(fs_stat curr_pages 2>/dev/null)"
 	echo "--- vmstat: pswpin=$(vmstat_of pswpin) pswpout=$(vmstat_of pswpout)"
 }

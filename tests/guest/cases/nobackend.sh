@@ -3,7 +3,7 @@
 swap_on
 run_workload $(( $(ram_mib) * 3 )); rc=$?
 show_stats
-check no_backend_disk_swap "rc=$rc bad=$(bad_pages) pswpout=$(vmstat_of pswpout) frontswap_stores=$(cat $FRONTSWAP/succ_stores)" \
+check no_backend_disk_swap "rc=$rc bad=$(bad_pages) pswpout=$(vmstat_of pswpout) frontswap_stores=$(fs_stat succ_stores)" \
 	test "$rc" = 0 -a "$(bad_pages)" = 0 -a "$(vmstat_of pswpout)" -gt 0 \
-	-a "$(cat $FRONTSWAP/succ_stores)" = 0
+	-a "$(fs_stat succ_stores)" = 0
 check nobackend_no_kernel_warnings "see dmesg" dmesg_clean

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * shrink.h - bringing pages home through frontswap_shrink()
+ */
+#ifndef _RAMSTER_SHRINK_H
+#define _RAMSTER_SHRINK_H
+
+struct dentry;
+
+void ramster_shrink_init(struct dentry *debugfs_root);
+
+#endif /* _RAMSTER_SHRINK_H */
