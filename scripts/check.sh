@@ -73,7 +73,8 @@ run_shellcheck() {
 
 check_scripts() {
 	local f
-	for f in "$TOP"/scripts/*.sh "$TOP"/tests/*.sh "$TOP"/.ci/run; do
+	for f in "$TOP"/scripts/*.sh "$TOP"/tests/*.sh "$TOP"/net-scripts/*.sh \
+		"$TOP"/.ci/run; do
 		[ -f "$f" ] && run_shellcheck "${f#"$TOP"/}" -x "$f"
 	done
 	for f in "$TOP"/tests/guest/init "$TOP"/tests/guest/cases/*.sh; do

@@ -72,6 +72,63 @@ host_tests() {
 	fi
 }
 
+# Shipped cluster configs pass; every config in tests/bad-configs/ fails
+# with the "FILE:LINE: error: ..." its first line announces.
+conf_tests() {
+	local out=$LOGS/host conf=$LOGS/host/ramster-conf f want got problem=
+	gcc -O2 -Wall -Wextra -Werror -o "$conf" "$TOP/tests/guest/ramster-conf.c"
+	for f in "$TOP"/cluster-configs/*.conf; do
+		"$conf" check "$f" >> "$out/conf.log" 2>&1 ||
+			problem="$problem $(basename "$f")-rejected"
+	done
+	for f in "$TOP"/tests/bad-configs/*.conf; do
+		want=$(sed -n '1s/^# expect: //p' "$f")
+		if got=$("$conf" check "$f" 2>&1); then
+			problem="$problem $(basename "$f")-accepted"
+		elif ! grep -qF "$f:${want%%:*}: error:${want#*:}" <<< "$got"; then
+			problem="$problem $(basename "$f")-wrong-message"
+		fi
+		echo "$got" >> "$out/conf.log"
+	done
+	if [ -z "$problem" ]; then
+		report ok cluster_conf_errors_caught
+	else
+		report "not ok" cluster_conf_errors_caught "$problem (see $out/conf.log)"
+	fi
+}
+
+# net-scripts: a private namespace whose bridge has one tap per guest and
+# no route anywhere; teardown removes it and may run twice.
+NETNS=
+netns_tests() {
+	local ports routes problem=
+	# shellcheck source=net-scripts/netns.sh
+	. "$TOP/net-scripts/netns.sh"
+	NETNS=$(netns_unique_name test)
+	netns_create "$NETNS" 3
+	ports=$(ip -n "$NETNS" -o link show master "$NETNS_BRIDGE" | wc -l)
+	routes=$(ip -n "$NETNS" route show | wc -l)
+	[ "$ports" = 3 ] || problem="$problem bridge-has-$ports-ports"
+	[ "$routes" = 0 ] || problem="$problem $routes-routes-in-namespace"
+	[ "$(netns_mac 2)" = 52:54:00:72:00:02 ] || problem="$problem mac"
+	netns_destroy "$NETNS"
+	netns_destroy "$NETNS" || problem="$problem second-destroy-failed"
+	if ip netns list | grep -qw -- "$NETNS"; then
+		problem="$problem namespace-left-behind"
+	fi
+	NETNS=
+	if [ -z "$problem" ]; then
+		report ok netns_private_bridge
+	else
+		report "not ok" netns_private_bridge "$problem"
+	fi
+}
+
+cleanup() {
+	qemu_cleanup
+	if [ -n "$NETNS" ]; then netns_destroy "$NETNS"; fi
+}
+
 run_case() {
 	local spec=$1 name mem timeout disk append results dir log r line
 	IFS='|' read -r name mem timeout disk append results <<< "$spec"
@@ -117,7 +174,7 @@ run_case() {
 
 main() {
 	local selected=("$@") spec want count=1
-	trap qemu_cleanup EXIT INT TERM
+	trap cleanup EXIT INT TERM
 	if [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ]; then
 		echo "tests/run.sh: build first: make all" >&2
 		exit 2
@@ -135,6 +192,7 @@ main() {
 			[ "${spec%%|*}" = "$want" ] && to_run+=("$spec")
 		done
 	done
+	count=$((count + 2))	# the three host tests
 	for spec in "${to_run[@]}"; do
 		count=$((count + $(awk -F'|' '{ print split($6, a, " ") }' <<< "$spec")))
 	done
@@ -143,6 +201,8 @@ main() {
 	echo "1..$count"
 	echo "# accelerator: $QEMU_ACCEL"
 	host_tests
+	conf_tests
+	netns_tests
 	for spec in "${to_run[@]}"; do
 		run_case "$spec"
 	done
