@@ -10,9 +10,10 @@
  *   compress.c  per-CPU crypto API compressors
  *   stats.c     counters, debugfs files and the one-line summary
  *   shrink.c    bringing pages home with frontswap_shrink() (admin knob)
+ *   wire.c      validation of received frames; wire.h is the protocol
  *   policy.h    pure decisions (same-filled pages, size limits)
  *
- * Later tiers plug in beside local.c: a transport (kernel sockets, wire.h),
+ * Later tiers plug in beside local.c: a transport (kernel sockets),
  * remote.c (remotification, remote get/put/invalidate) and foreign.c
  * (pages held for other nodes).  An entry records where its copies live,
  * so a page held on several nodes is a list, not a rewrite.

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wire.h - the ramster protocol: frame layout only, no kernel state
+ *
+ * Every frame is a 32-byte header followed by hdr.plen payload bytes.  All
+ * multi-byte fields are little endian.  Reserved fields and bits are sent
+ * as zero and a receiver rejects a frame where they are not, so that a
+ * later version can give them a meaning without being misread by this one.
+ *
+ * A connection starts with HELLO from the connecting node and HELLO_REPLY
+ * from the accepting one; they agree on a version in [min, max] of both and
+ * on the cluster name, and each learns the other's node number.  From then
+ * on hdr.src_node must be that number.  Requests carry a req_id that the
+ * reply echoes; one-way frames (KEEPALIVE, INVALIDATE, INVALIDATE_AREA)
+ * carry 0.
+ *
+ * A stored page is named by (swap type, offset, generation): a generation
+ * is given to every version a node stores in a slot, so a late
+ * INVALIDATE for version g never removes version g + 1, and a PUT_REPLY
+ * for an old version is recognised as such.
+ *
+ * Room for what comes later: hdr.flags has RAMSTER_F_AUTH (an HMAC of the
+ * frame with the cluster key follows the payload) and RAMSTER_F_ENCRYPTED
+ * (page data is encrypted), both refused by this version; HELLO carries
+ * capability bits; a PUT may be sent to several nodes (replication) since
+ * nothing in it names a single holder.
+ */
+#ifndef _RAMSTER_WIRE_H
+#define _RAMSTER_WIRE_H
+
+#include <linux/build_bug.h>
+#include <linux/types.h>
+
+#define RAMSTER_WIRE_MAGIC		0x54534d52	/* "RMST" */
+#define RAMSTER_WIRE_VERSION		1
+#define RAMSTER_WIRE_HDR_SIZE		32
+#define RAMSTER_WIRE_CLUSTER_NAME_LEN	16
+/* Largest compressed page a PUT or GET_REPLY may carry. */
+#define RAMSTER_WIRE_MAX_DATA		4096
+/* Most keys one INVALIDATE frame may carry. */
+#define RAMSTER_WIRE_MAX_INVALIDATE	128
+/* Swap types are below MAX_SWAPFILES, which is at most 32. */
+#define RAMSTER_WIRE_MAX_SWAP_TYPES	32
+
+enum ramster_wire_type {
+	RAMSTER_MSG_HELLO		= 1,
+	RAMSTER_MSG_HELLO_REPLY		= 2,
+	RAMSTER_MSG_KEEPALIVE		= 3,
+	RAMSTER_MSG_PUT			= 4,
+	RAMSTER_MSG_PUT_REPLY		= 5,
+	RAMSTER_MSG_GET			= 6,
+	RAMSTER_MSG_GET_REPLY		= 7,
+	RAMSTER_MSG_INVALIDATE		= 8,
+	RAMSTER_MSG_INVALIDATE_AREA	= 9,
+	RAMSTER_MSG_RECALL		= 10,
+	RAMSTER_MSG_GOODBYE		= 11,
+	RAMSTER_MSG_NR_TYPES
+};
+
+/* hdr.flags */
+#define RAMSTER_F_AUTH		0x0001	/* reserved: HMAC trailer */
+#define RAMSTER_F_ENCRYPTED	0x0002	/* reserved: page data encrypted */
+#define RAMSTER_F_KNOWN		0x0000	/* flags this version accepts */
+
+/**
+ * struct ramster_wire_hdr - the header of every frame
+ * @magic: RAMSTER_WIRE_MAGIC
+ * @version: protocol version of this frame (HELLO: the sender's maximum)
+ * @type: enum ramster_wire_type
+ * @flags: RAMSTER_F_*
+ * @plen: payload length in bytes
+ * @pcrc: crc32c of the payload (0 when plen is 0)
+ * @req_id: matches a reply to its request; 0 in one-way frames
+ * @src_node: the sender's node number
+ * @rsvd0: zero
+ * @rsvd1: zero
+ */
+struct ramster_wire_hdr {
+	__le32	magic;
+	__u8	version;
+	__u8	type;
+	__le16	flags;
+	__le32	plen;
+	__le32	pcrc;
+	__le64	req_id;
+	__le16	src_node;
+	__le16	rsvd0;
+	__le32	rsvd1;
+};
+
+static_assert(sizeof(struct ramster_wire_hdr) == RAMSTER_WIRE_HDR_SIZE);
+
+/* HELLO and HELLO_REPLY */
+struct ramster_wire_hello {
+	__u8	min_version;
+	__u8	max_version;
+	__le16	node;		/* the sender's node number */
+	__le16	peer_node;	/* whom the sender believes it talks to */
+	__le16	rsvd0;
+	char	cluster[RAMSTER_WIRE_CLUSTER_NAME_LEN];	/* NUL padded */
+	__le32	capabilities;	/* none defined yet: zero */
+	__le32	rsvd1;
+};
+
+static_assert(sizeof(struct ramster_wire_hello) == 32);
+
+/* KEEPALIVE: what the sender can do for the receiver */
+struct ramster_wire_keepalive {
+	__le64	free_pages;	/* foreign pages it would still accept */
+	__le64	held_pages;	/* pages it holds for the receiver */
+};
+
+static_assert(sizeof(struct ramster_wire_keepalive) == 16);
+
+/* Names one stored version of one swap slot of the owner. */
+struct ramster_wire_key {
+	__le64	offset;
+	__le64	gen;
+	__le16	swap_type;
+	__le16	rsvd0;
+	__le32	rsvd1;
+};
+
+static_assert(sizeof(struct ramster_wire_key) == 24);
+
+/* PUT and GET_REPLY: a key and compressed data (GET_REPLY: if status 0) */
+struct ramster_wire_page {
+	struct ramster_wire_key key;
+	__le32	status;		/* GET_REPLY: 0 or RAMSTER_ST_*; PUT: 0 */
+	__le32	clen;		/* compressed bytes that follow */
+	__le32	dcrc;		/* crc32c of the uncompressed page */
+	__u8	compressor;	/* RAMSTER_COMP_* */
+	__u8	rsvd[3];
+	/* __u8 data[clen]; */
+};
+
+static_assert(sizeof(struct ramster_wire_page) == 40);
+
+/* PUT_REPLY */
+struct ramster_wire_status {
+	struct ramster_wire_key key;
+	__le32	status;		/* 0 or RAMSTER_ST_* */
+	__le32	rsvd;
+};
+
+static_assert(sizeof(struct ramster_wire_status) == 32);
+
+/* INVALIDATE: count keys follow */
+struct ramster_wire_invalidate {
+	__le32	count;
+	__le32	rsvd;
+	/* struct ramster_wire_key keys[count]; */
+};
+
+static_assert(sizeof(struct ramster_wire_invalidate) == 8);
+
+/* GET: a key alone; INVALIDATE_AREA and RECALL: */
+struct ramster_wire_area {
+	__le16	swap_type;
+	__le16	rsvd0;
+	__le32	rsvd1;
+	__le64	pages;		/* RECALL: how many pages to take back */
+};
+
+static_assert(sizeof(struct ramster_wire_area) == 16);
+
+/* Status codes in replies */
+enum ramster_wire_status_code {
+	RAMSTER_ST_OK		= 0,
+	RAMSTER_ST_FULL		= 1,	/* capacity reached */
+	RAMSTER_ST_NOT_FOUND	= 2,	/* no such key (or another gen) */
+	RAMSTER_ST_REFUSED	= 3,	/* role does not accept pages */
+	RAMSTER_ST_NO_MEMORY	= 4,
+};
+
+/* Compressor ids carried in pages (the receiver does not decompress). */
+enum ramster_wire_compressor {
+	RAMSTER_COMP_LZ4	= 1,
+	RAMSTER_COMP_LZO	= 2,
+	RAMSTER_COMP_ZSTD	= 3,
+};
+
+/* Why a frame was rejected: each has a counter and a log message. */
+enum ramster_wire_error {
+	RAMSTER_WIRE_OK = 0,
+	RAMSTER_WIRE_BAD_MAGIC,
+	RAMSTER_WIRE_BAD_VERSION,
+	RAMSTER_WIRE_UNKNOWN_TYPE,
+	RAMSTER_WIRE_BAD_FLAGS,
+	RAMSTER_WIRE_BAD_RESERVED,
+	RAMSTER_WIRE_BAD_LENGTH,
+	RAMSTER_WIRE_BAD_NODE,
+	RAMSTER_WIRE_BEFORE_HANDSHAKE,
+	RAMSTER_WIRE_BAD_CRC,
+	RAMSTER_WIRE_BAD_PAYLOAD,
+	RAMSTER_WIRE_NR_ERRORS
+};
+
+/* What a receiver knows when it checks a header. */
+struct ramster_wire_expect {
+	u8 version;		/* negotiated; 0 before the handshake */
+	bool handshake_done;
+	u16 peer_node;		/* valid once handshake_done */
+};
+
+enum ramster_wire_error ramster_wire_check_hdr(const struct ramster_wire_hdr *hdr,
+					       const struct ramster_wire_expect *expect);
+enum ramster_wire_error ramster_wire_check_payload(const struct ramster_wire_hdr *hdr,
+						   const void *payload);
+const char *ramster_wire_error_name(enum ramster_wire_error err);
+
+#endif /* _RAMSTER_WIRE_H */

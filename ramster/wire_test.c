@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wire_test.c - KUnit suite for frame validation (wire.c)
+ *
+ * Every rule of ramster_wire_check_hdr() and ramster_wire_check_payload()
+ * is broken once, starting from a valid frame of each type.
+ */
+#include <kunit/test.h>
+#include <linux/crc32c.h>
+#include <linux/string.h>
+
+#include "wire.h"
+
+MODULE_IMPORT_NS(RAMSTER_KUNIT);
+
+#define PEER	7
+
+struct frame {
+	struct ramster_wire_hdr hdr;
+	union {
+		u8 bytes[sizeof(struct ramster_wire_page) + RAMSTER_WIRE_MAX_DATA + 16];
+		struct ramster_wire_hello hello;
+		struct ramster_wire_page page;
+		struct ramster_wire_status status;
+		struct ramster_wire_key key;
+		struct ramster_wire_invalidate inv;
+		struct ramster_wire_area area;
+	};
+};
+
+static const struct ramster_wire_expect before = { .handshake_done = false };
+static const struct ramster_wire_expect after = {
+	.handshake_done = true, .version = RAMSTER_WIRE_VERSION, .peer_node = PEER,
+};
+
+static void seal(struct frame *f, u32 plen)
+{
+	f->hdr.plen = cpu_to_le32(plen);
+	f->hdr.pcrc = cpu_to_le32(crc32c(0, f->bytes, plen));
+}
+
+/* A valid frame of @type with payload length @plen (payload left zero). */
+static struct frame *new_frame(struct kunit *test, u8 type)
+{
+	struct frame *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
+	f->hdr.magic = cpu_to_le32(RAMSTER_WIRE_MAGIC);
+	f->hdr.version = RAMSTER_WIRE_VERSION;
+	f->hdr.type = type;
+	f->hdr.src_node = cpu_to_le16(PEER);
+	f->hdr.req_id = cpu_to_le64(42);
+	return f;
+}
+
+static struct frame *hello(struct kunit *test)
+{
+	struct frame *f = new_frame(test, RAMSTER_MSG_HELLO);
+
+	f->hello.min_version = 1;
+	f->hello.max_version = 1;
+	f->hello.node = cpu_to_le16(PEER);
+	strscpy(f->hello.cluster, "ramster", sizeof(f->hello.cluster));
+	seal(f, sizeof(f->hello));
+	return f;
+}
+
+static struct frame *put(struct kunit *test, u32 clen)
+{
+	struct frame *f = new_frame(test, RAMSTER_MSG_PUT);
+
+	f->page.key.offset = cpu_to_le64(1234);
+	f->page.key.gen = cpu_to_le64(5);
+	f->page.key.swap_type = cpu_to_le16(1);
+	f->page.clen = cpu_to_le32(clen);
+	f->page.compressor = RAMSTER_COMP_LZ4;
+	memset(f->bytes + sizeof(f->page), 0x5a, clen);
+	seal(f, sizeof(f->page) + clen);
+	return f;
+}
+
+static struct frame *invalidate(struct kunit *test, u32 count)
+{
+	struct frame *f = new_frame(test, RAMSTER_MSG_INVALIDATE);
+	struct ramster_wire_key *keys = (void *)(f->bytes + sizeof(f->inv));
+	u32 i;
+
+	f->inv.count = cpu_to_le32(count);
+	for (i = 0; i < count; i++)
+		keys[i].offset = cpu_to_le64(i);
+	seal(f, sizeof(f->inv) + count * sizeof(*keys));
+	return f;
+}
+
+static enum ramster_wire_error check(struct frame *f,
+				     const struct ramster_wire_expect *e)
+{
+	enum ramster_wire_error err = ramster_wire_check_hdr(&f->hdr, e);
+
+	return err ? err : ramster_wire_check_payload(&f->hdr, f->bytes);
+}
+
+static void valid_frames_pass(struct kunit *test)
+{
+	struct frame *f;
+
+	KUNIT_EXPECT_EQ(test, check(hello(test), &before), RAMSTER_WIRE_OK);
+	f = hello(test);
+	f->hdr.type = RAMSTER_MSG_HELLO_REPLY;
+	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_OK);
+	KUNIT_EXPECT_EQ(test, check(put(test, 1), &after), RAMSTER_WIRE_OK);
+	KUNIT_EXPECT_EQ(test, check(put(test, RAMSTER_WIRE_MAX_DATA), &after),
+			RAMSTER_WIRE_OK);
+	KUNIT_EXPECT_EQ(test, check(invalidate(test, 1), &after), RAMSTER_WIRE_OK);
+	KUNIT_EXPECT_EQ(test, check(invalidate(test, RAMSTER_WIRE_MAX_INVALIDATE),
+				    &after), RAMSTER_WIRE_OK);
+
+	f = new_frame(test, RAMSTER_MSG_KEEPALIVE);
+	seal(f, sizeof(struct ramster_wire_keepalive));
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_OK);
+	f = new_frame(test, RAMSTER_MSG_PUT_REPLY);
+	f->status.status = cpu_to_le32(RAMSTER_ST_FULL);
+	seal(f, sizeof(f->status));
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_OK);
+	f = new_frame(test, RAMSTER_MSG_GET);
+	seal(f, sizeof(f->key));
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_OK);
+	f = put(test, 100);
+	f->hdr.type = RAMSTER_MSG_GET_REPLY;
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_OK);
+	f = new_frame(test, RAMSTER_MSG_GET_REPLY);
+	f->page.status = cpu_to_le32(RAMSTER_ST_NOT_FOUND);
+	seal(f, sizeof(f->page));
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_OK);
+	f = new_frame(test, RAMSTER_MSG_INVALIDATE_AREA);
+	seal(f, sizeof(f->area));
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_OK);
+	f = new_frame(test, RAMSTER_MSG_RECALL);
+	f->area.pages = cpu_to_le64(1000);
+	seal(f, sizeof(f->area));
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_OK);
+	f = new_frame(test, RAMSTER_MSG_GOODBYE);
+	seal(f, 0);
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_OK);
+}
+
+static void header_rules(struct kunit *test)
+{
+	u8 types[] = { 0, RAMSTER_MSG_NR_TYPES, 255 };
+	u16 flags[] = { RAMSTER_F_AUTH, RAMSTER_F_ENCRYPTED, 0x8000 };
+	struct frame *f;
+	int i;
+
+	f = put(test, 10);
+	f->hdr.magic = cpu_to_le32(RAMSTER_WIRE_MAGIC ^ 1);
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_MAGIC);
+
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		f = put(test, 10);
+		f->hdr.type = types[i];
+		KUNIT_EXPECT_EQ_MSG(test, check(f, &after),
+				    RAMSTER_WIRE_UNKNOWN_TYPE, "type %u", types[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		f = put(test, 10);
+		f->hdr.flags = cpu_to_le16(flags[i]);
+		KUNIT_EXPECT_EQ_MSG(test, check(f, &after), RAMSTER_WIRE_BAD_FLAGS,
+				    "flags %#x", flags[i]);
+	}
+
+	f = put(test, 10);
+	f->hdr.version = RAMSTER_WIRE_VERSION + 1;
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_VERSION);
+	f = hello(test);
+	f->hdr.version = 0;
+	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_BAD_VERSION);
+
+	f = put(test, 10);
+	f->hdr.rsvd0 = cpu_to_le16(1);
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_RESERVED);
+	f = put(test, 10);
+	f->hdr.rsvd1 = cpu_to_le32(1 << 31);
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_RESERVED);
+
+	/* A forged sender, and data before the handshake. */
+	f = put(test, 10);
+	f->hdr.src_node = cpu_to_le16(PEER + 1);
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_NODE);
+	KUNIT_EXPECT_EQ(test, check(put(test, 10), &before),
+			RAMSTER_WIRE_BEFORE_HANDSHAKE);
+}
+
+/* Each type's length bounds: one byte too short, one too long, huge. */
+static void length_bounds(struct kunit *test)
+{
+	static const struct { u8 type; u32 min, max; } b[] = {
+		{ RAMSTER_MSG_HELLO, 32, 32 },
+		{ RAMSTER_MSG_KEEPALIVE, 16, 16 },
+		{ RAMSTER_MSG_PUT, 41, 40 + RAMSTER_WIRE_MAX_DATA },
+		{ RAMSTER_MSG_PUT_REPLY, 32, 32 },
+		{ RAMSTER_MSG_GET, 24, 24 },
+		{ RAMSTER_MSG_GET_REPLY, 40, 40 + RAMSTER_WIRE_MAX_DATA },
+		{ RAMSTER_MSG_INVALIDATE, 32, 8 + 24 * RAMSTER_WIRE_MAX_INVALIDATE },
+		{ RAMSTER_MSG_INVALIDATE_AREA, 16, 16 },
+		{ RAMSTER_MSG_RECALL, 16, 16 },
+		{ RAMSTER_MSG_GOODBYE, 0, 0 },
+	};
+	const struct ramster_wire_expect *e;
+	struct frame *f;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(b); i++) {
+		e = b[i].type == RAMSTER_MSG_HELLO ? &before : &after;
+		f = new_frame(test, b[i].type);
+		if (b[i].min) {
+			f->hdr.plen = cpu_to_le32(b[i].min - 1);
+			KUNIT_EXPECT_EQ_MSG(test, ramster_wire_check_hdr(&f->hdr, e),
+					    RAMSTER_WIRE_BAD_LENGTH, "type %u short",
+					    b[i].type);
+		}
+		f->hdr.plen = cpu_to_le32(b[i].max + 1);
+		KUNIT_EXPECT_EQ_MSG(test, ramster_wire_check_hdr(&f->hdr, e),
+				    RAMSTER_WIRE_BAD_LENGTH, "type %u long", b[i].type);
+		f->hdr.plen = cpu_to_le32(U32_MAX);
+		KUNIT_EXPECT_EQ_MSG(test, ramster_wire_check_hdr(&f->hdr, e),
+				    RAMSTER_WIRE_BAD_LENGTH, "type %u huge", b[i].type);
+		f->hdr.plen = cpu_to_le32(b[i].max);
+		KUNIT_EXPECT_EQ_MSG(test, ramster_wire_check_hdr(&f->hdr, e),
+				    RAMSTER_WIRE_OK, "type %u max", b[i].type);
+	}
+}
+
+static void payload_rules(struct kunit *test)
+{
+	struct ramster_wire_key *keys;
+	struct frame *f;
+
+	f = put(test, 100);
+	f->bytes[sizeof(f->page) + 3] ^= 1;	/* data changed after sealing */
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_CRC);
+
+	f = put(test, 100);
+	f->page.clen = cpu_to_le32(99);
+	seal(f, sizeof(f->page) + 100);
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+	f = put(test, 100);
+	f->page.compressor = 0;
+	seal(f, sizeof(f->page) + 100);
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+	f = put(test, 100);
+	f->page.key.swap_type = cpu_to_le16(RAMSTER_WIRE_MAX_SWAP_TYPES);
+	seal(f, sizeof(f->page) + 100);
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+	f = put(test, 100);
+	f->page.key.rsvd1 = cpu_to_le32(1);
+	seal(f, sizeof(f->page) + 100);
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+	f = put(test, 100);
+	f->page.status = cpu_to_le32(RAMSTER_ST_FULL);
+	seal(f, sizeof(f->page) + 100);
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+
+	/* A failed GET_REPLY must not carry data; an unknown status fails. */
+	f = put(test, 100);
+	f->hdr.type = RAMSTER_MSG_GET_REPLY;
+	f->page.status = cpu_to_le32(RAMSTER_ST_NOT_FOUND);
+	seal(f, sizeof(f->page) + 100);
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+	f = new_frame(test, RAMSTER_MSG_GET_REPLY);
+	f->page.status = cpu_to_le32(99);
+	seal(f, sizeof(f->page));
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+
+	f = invalidate(test, 3);
+	f->inv.count = cpu_to_le32(4);
+	seal(f, sizeof(f->inv) + 3 * sizeof(*keys));
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+	f = invalidate(test, 1);
+	f->inv.count = 0;
+	seal(f, sizeof(f->inv) + sizeof(*keys));
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+	f = invalidate(test, 3);
+	keys = (void *)(f->bytes + sizeof(f->inv));
+	keys[2].rsvd0 = cpu_to_le16(1);
+	seal(f, sizeof(f->inv) + 3 * sizeof(*keys));
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+
+	f = hello(test);
+	memset(f->hello.cluster, 'x', sizeof(f->hello.cluster));
+	seal(f, sizeof(f->hello));
+	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_BAD_PAYLOAD);
+	f = hello(test);
+	memset(f->hello.cluster, 0, sizeof(f->hello.cluster));
+	seal(f, sizeof(f->hello));
+	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_BAD_PAYLOAD);
+	f = hello(test);
+	f->hello.min_version = 2;
+	seal(f, sizeof(f->hello));
+	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_BAD_PAYLOAD);
+	f = hello(test);
+	f->hello.capabilities = cpu_to_le32(1);
+	seal(f, sizeof(f->hello));
+	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_BAD_PAYLOAD);
+
+	f = new_frame(test, RAMSTER_MSG_INVALIDATE_AREA);
+	f->area.swap_type = cpu_to_le16(RAMSTER_WIRE_MAX_SWAP_TYPES);
+	seal(f, sizeof(f->area));
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+}
+
+static void every_error_has_a_name(struct kunit *test)
+{
+	int err;
+
+	for (err = 0; err < RAMSTER_WIRE_NR_ERRORS; err++) {
+		KUNIT_EXPECT_NOT_NULL(test, ramster_wire_error_name(err));
+		KUNIT_EXPECT_STRNEQ(test, ramster_wire_error_name(err),
+				    "unknown error");
+	}
+	KUNIT_EXPECT_STREQ(test, ramster_wire_error_name(RAMSTER_WIRE_NR_ERRORS),
+			   "unknown error");
+}
+
+static struct kunit_case ramster_wire_cases[] = {
+	KUNIT_CASE(valid_frames_pass),
+	KUNIT_CASE(header_rules),
+	KUNIT_CASE(length_bounds),
+	KUNIT_CASE(payload_rules),
+	KUNIT_CASE(every_error_has_a_name),
+	{}
+};
+
+static struct kunit_suite ramster_wire_suite = {
+	.name = "ramster_wire",
+	.test_cases = ramster_wire_cases,
+};
+
+kunit_test_suites(&ramster_wire_suite);
+
+MODULE_LICENSE("GPL");
