@@ -26,6 +26,7 @@
 #include <linux/swap.h>
 
 #include "ramster.h"
+#include "cluster.h"
 #include "index.h"
 #include "local.h"
 #include "shrink.h"
@@ -304,13 +305,19 @@ static int __init ramster_init(void)
 	ramster_stats_init(ramster_refresh_stats);
 	ramster_shrink_init(ramster_stats_debugfs_root());
 
+	ret = ramster_cluster_init();
+	if (ret) {
+		pr_err("cannot register /sys/kernel/config/ramster (%d)\n", ret);
+		goto err_exit_stats;
+	}
+
 	frontswap_writethrough(writethrough);
 	ret = frontswap_register_ops(&ramster_frontswap_ops);
 	if (ret) {
 		pr_err("cannot register with frontswap (%d): %s\n", ret,
 		       ret == -EBUSY ?
 		       "another backend (zswap?) is registered" : "error");
-		goto err_exit_stats;
+		goto err_exit_cluster;
 	}
 
 	pr_info("registered: compressor %s, max_pool_percent %u, writethrough %s\n",
@@ -318,8 +325,10 @@ static int __init ramster_init(void)
 		writethrough ? "on" : "off");
 	return 0;
 
-err_exit_stats:
+err_exit_cluster:
 	frontswap_writethrough(false);
+	ramster_cluster_exit();
+err_exit_stats:
 	ramster_stats_exit();
 	ramster_local_exit();
 err_destroy_cache:
@@ -345,6 +354,7 @@ static void __exit ramster_exit(void)
 
 	for (type = 0; type < MAX_SWAPFILES; type++)
 		kfree(ramster_trees[type]);
+	ramster_cluster_exit();
 	ramster_stats_exit();
 	ramster_local_exit();
 	kmem_cache_destroy(ramster_entry_cache);

@@ -11,6 +11,7 @@
  *   stats.c     counters, debugfs files and the one-line summary
  *   shrink.c    bringing pages home with frontswap_shrink() (admin knob)
  *   wire.c      validation of received frames; wire.h is the protocol
+ *   cluster.c   membership: the nodes in configfs (o2nm style)
  *   policy.h    pure decisions (same-filled pages, size limits)
  *
  * Later tiers plug in beside local.c: a transport (kernel sockets),

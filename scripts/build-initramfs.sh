@@ -24,12 +24,13 @@ main() {
 	trap 'rm -rf "$STAGING"' EXIT
 	local root=$STAGING
 
-	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,lib/modules,cases}
+	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,lib/modules,cases,etc/ramster}
 	cp /bin/busybox "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
 	cp "$moddir"/ramster.ko "$moddir"/ramster_kunit.ko "$root/lib/modules/"
 	build_guest_programs "$root"
 	cp "$TOP"/tests/guest/cases/*.sh "$root/cases/"
+	cp "$TOP"/cluster-configs/*.conf "$root/etc/ramster/"
 	install -m 0755 "$TOP/tests/guest/init" "$root/init"
 
 	(cd "$root" && find . -print0 | sort -z |

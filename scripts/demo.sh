@@ -36,7 +36,7 @@ follow_console() {
 }
 
 main() {
-	trap qemu_cleanup EXIT INT TERM
+	qemu_traps qemu_cleanup
 	rm -rf "$DIR"
 	mkdir -p "$DIR"
 	qemu_pick_accel "$KERNEL" "$INITRD" "$TOP/build/accel"

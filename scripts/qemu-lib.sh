@@ -72,6 +72,15 @@ qemu_wait() {
 	return 0
 }
 
+# qemu_traps HANDLER: run HANDLER on exit, and on INT/TERM run it and exit
+# (a trap that only cleans up would let the script go on to its next run).
+qemu_traps() {
+	# shellcheck disable=SC2064  # the handler's name is fixed now
+	trap "$1" EXIT
+	# shellcheck disable=SC2064
+	trap "$1; trap - EXIT; exit 143" INT TERM
+}
+
 qemu_cleanup() {
 	local pid
 	for pid in "${QEMU_PIDS[@]}"; do

@@ -33,6 +33,8 @@ CASES=(
 	"swapoff|256|600|yes||shrink_to_target swapoff_with_stored_pages swapoff_no_kernel_warnings"
 	"zswap|128|600|yes|zswap.enabled=1 zswap.compressor=lz4 zswap.zpool=zsmalloc|zswap_same_image ramster_refused_while_zswap_registered zswap_no_kernel_warnings"
 	"nobackend|128|600|yes||no_backend_disk_swap nobackend_no_kernel_warnings"
+	"membership|128|120|no||membership_from_cluster_conf membership_rules_enforced membership_pins_module membership_no_kernel_warnings"
+	"stress|128|900|yes||concurrent_workloads_with_shrink stress_counters_back_to_zero stress_no_kernel_warnings"
 )
 
 KERNEL_PROBLEMS='Kernel panic|BUG:|Oops|WARNING: CPU|Call Trace|general protection fault|blocked for more than'
@@ -174,7 +176,7 @@ run_case() {
 
 main() {
 	local selected=("$@") spec want count=1
-	trap cleanup EXIT INT TERM
+	qemu_traps cleanup
 	if [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ]; then
 		echo "tests/run.sh: build first: make all" >&2
 		exit 2

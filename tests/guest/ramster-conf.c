@@ -21,13 +21,22 @@
  *   ramster-conf nodes FILE            one line per node: num name ip port role
  *   ramster-conf get FILE NUM KEY      one value of node NUM ("cluster" for
  *                                      the cluster's keys: NUM is ignored)
+ *   ramster-conf apply FILE LOCAL [DIR]
+ *                                      fill configfs (DIR, default
+ *                                      /sys/kernel/config/ramster) with
+ *                                      every node, in the order the
+ *                                      module requires, and make node
+ *                                      number LOCAL this machine's: last
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_NODES	64
 #define MAX_LINE	512
@@ -354,12 +363,72 @@ static int cmd_get(struct conf *c, const char *num, const char *key)
 	return 1;
 }
 
+static int write_attr(const char *dir, const char *attr, const char *value)
+{
+	char path[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, attr);
+	fd = open(path, O_WRONLY);
+	if (fd < 0) {
+		fprintf(stderr, "ramster-conf: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	n = write(fd, value, strlen(value));
+	if (n < 0)
+		fprintf(stderr, "ramster-conf: %s = %s: %s\n", path, value,
+			strerror(errno));
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+/* Address and port before num, num before local, local last of all. */
+static int cmd_apply(struct conf *c, const char *local, const char *root)
+{
+	static const int order[] = { K_IP, K_PORT, K_ROLE, K_CAPACITY, K_NUMBER };
+	/* configfs attribute names, o2nm's, for the keys of cluster.conf */
+	static const char *const attr[NR_NODE_KEYS] = {
+		[K_IP] = "ipv4_address", [K_PORT] = "ipv4_port",
+		[K_ROLE] = "role", [K_CAPACITY] = "capacity", [K_NUMBER] = "num",
+	};
+	struct node *n, *me = NULL;
+	char dir[512];
+	int i, k;
+
+	for (i = 0; i < c->nr_nodes; i++) {
+		n = &c->nodes[i];
+		snprintf(dir, sizeof(dir), "%s/%s", root, n->value[K_NAME]);
+		if (mkdir(dir, 0755) && errno != EEXIST) {
+			fprintf(stderr, "ramster-conf: mkdir %s: %s\n", dir,
+				strerror(errno));
+			return 1;
+		}
+		for (k = 0; k < (int)(sizeof(order) / sizeof(order[0])); k++)
+			if (write_attr(dir, attr[order[k]], n->value[order[k]]))
+				return 1;
+		if (!strcmp(n->value[K_NUMBER], local))
+			me = n;
+	}
+	if (!me) {
+		fprintf(stderr, "%s: no node number %s\n", c->file, local);
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "%s/%s", root, me->value[K_NAME]);
+	if (write_attr(dir, "local", "1"))
+		return 1;
+	printf("ramster-conf: %d nodes configured, local node %s (%s)\n",
+	       c->nr_nodes, local, me->value[K_NAME]);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ramster-conf check FILE\n"
 		"       ramster-conf nodes FILE\n"
-		"       ramster-conf get FILE NUM|cluster KEY\n");
+		"       ramster-conf get FILE NUM|cluster KEY\n"
+		"       ramster-conf apply FILE LOCAL_NUM [CONFIGFS_DIR]\n");
 	exit(2);
 }
 
@@ -389,6 +458,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "get") && argc == 5)
 		return cmd_get(&conf, argv[3], argv[4]);
+	if (!strcmp(argv[1], "apply") && (argc == 4 || argc == 5))
+		return cmd_apply(&conf, argv[3],
+				 argc == 5 ? argv[4] : "/sys/kernel/config/ramster");
 	usage();
 	return 2;
 }
