@@ -99,6 +99,24 @@ static int ramster_node_set(struct ramster_node *node, int attr)
 	return 0;
 }
 
+/*
+ * Store a parsed attribute value once: copy @size bytes of @value to
+ * @field under the lock, unless the attribute was written already.
+ */
+static ssize_t ramster_node_store_once(struct ramster_node *node, int attr,
+				       void *field, const void *value,
+				       size_t size, size_t count)
+{
+	int ret;
+
+	mutex_lock(&ramster_cluster_lock);
+	ret = ramster_node_set(node, attr);
+	if (!ret)
+		memcpy(field, value, size);
+	mutex_unlock(&ramster_cluster_lock);
+	return ret ? ret : count;
+}
+
 /*********************************
  * attributes
  *********************************/
@@ -113,17 +131,12 @@ static ssize_t ramster_node_ipv4_address_store(struct config_item *item,
 {
 	struct ramster_node *node = to_ramster_node(item);
 	__be32 addr;
-	int ret;
 
 	if (!in4_pton(page, strcspn(page, "\n"), (u8 *)&addr, -1, NULL))
 		return -EINVAL;
-
-	mutex_lock(&ramster_cluster_lock);
-	ret = ramster_node_set(node, RAMSTER_ATTR_ADDRESS);
-	if (!ret)
-		node->info.addr = addr;
-	mutex_unlock(&ramster_cluster_lock);
-	return ret ? ret : count;
+	return ramster_node_store_once(node, RAMSTER_ATTR_ADDRESS,
+				       &node->info.addr, &addr, sizeof(addr),
+				       count);
 }
 
 static ssize_t ramster_node_ipv4_port_show(struct config_item *item,
@@ -136,19 +149,15 @@ static ssize_t ramster_node_ipv4_port_store(struct config_item *item,
 					    const char *page, size_t count)
 {
 	struct ramster_node *node = to_ramster_node(item);
+	__be16 be_port;
 	u16 port;
-	int ret;
 
-	ret = kstrtou16(page, 10, &port);
-	if (ret || !port)
+	if (kstrtou16(page, 10, &port) || !port)
 		return -EINVAL;
-
-	mutex_lock(&ramster_cluster_lock);
-	ret = ramster_node_set(node, RAMSTER_ATTR_PORT);
-	if (!ret)
-		node->info.port = cpu_to_be16(port);
-	mutex_unlock(&ramster_cluster_lock);
-	return ret ? ret : count;
+	be_port = cpu_to_be16(port);
+	return ramster_node_store_once(node, RAMSTER_ATTR_PORT,
+				       &node->info.port, &be_port,
+				       sizeof(be_port), count);
 }
 
 static ssize_t ramster_node_role_show(struct config_item *item, char *page)
@@ -167,13 +176,9 @@ static ssize_t ramster_node_role_store(struct config_item *item,
 	ret = ramster_role_parse(page, &role);
 	if (ret)
 		return ret;
-
-	mutex_lock(&ramster_cluster_lock);
-	ret = ramster_node_set(node, RAMSTER_ATTR_ROLE);
-	if (!ret)
-		node->info.role = role;
-	mutex_unlock(&ramster_cluster_lock);
-	return ret ? ret : count;
+	return ramster_node_store_once(node, RAMSTER_ATTR_ROLE,
+				       &node->info.role, &role, sizeof(role),
+				       count);
 }
 
 static ssize_t ramster_node_capacity_show(struct config_item *item,
@@ -192,13 +197,9 @@ static ssize_t ramster_node_capacity_store(struct config_item *item,
 	ret = kstrtou64(page, 10, &capacity);
 	if (ret)
 		return ret;
-
-	mutex_lock(&ramster_cluster_lock);
-	ret = ramster_node_set(node, RAMSTER_ATTR_CAPACITY);
-	if (!ret)
-		node->info.capacity = capacity;
-	mutex_unlock(&ramster_cluster_lock);
-	return ret ? ret : count;
+	return ramster_node_store_once(node, RAMSTER_ATTR_CAPACITY,
+				       &node->info.capacity, &capacity,
+				       sizeof(capacity), count);
 }
 
 static ssize_t ramster_node_num_show(struct config_item *item, char *page)
