@@ -4,6 +4,7 @@
 #   make test     build everything and run the QEMU test suite
 #   make bench    disk swap vs zswap vs ramster, and patched vs vanilla
 #   make check    checkpatch --strict on the series and the module, shellcheck
+#   make cluster-up [CONFIG=...] / cluster-stat / cluster-down
 #
 # Everything generated goes under build/ (ignored by git).
 
@@ -19,7 +20,7 @@ MODULE_SRCS := $(wildcard ramster/*.c ramster/*.h) ramster/Kbuild
 GUEST_SRCS := tests/guest/init $(wildcard tests/guest/*.c tests/guest/cases/*.sh)
 
 .PHONY: all deps kernel kernel-vanilla module initramfs check check-bisect \
-	test demo bench clean distclean
+	test demo bench cluster-up cluster-stat cluster-down clean distclean
 
 all: kernel module initramfs
 
@@ -59,6 +60,17 @@ demo: deps all
 
 bench: deps all kernel-vanilla
 	@tests/bench.sh
+
+# The cluster launcher (see ./ramster-cluster for the rest of its commands).
+CONFIG ?= cluster-configs/peers-3.conf
+cluster-up: deps all
+	@./ramster-cluster up $(CONFIG)
+
+cluster-stat:
+	@./ramster-cluster stat
+
+cluster-down:
+	@./ramster-cluster down
 
 clean:
 	rm -rf $(MODULE_DIR) $(INITRAMFS) $(BUILD)/test-logs $(BUILD)/bench

@@ -74,11 +74,19 @@ run_shellcheck() {
 check_scripts() {
 	local f
 	for f in "$TOP"/scripts/*.sh "$TOP"/tests/*.sh "$TOP"/net-scripts/*.sh \
-		"$TOP"/.ci/run; do
+		"$TOP"/.ci/run "$TOP"/ramster-cluster; do
 		[ -f "$f" ] && run_shellcheck "${f#"$TOP"/}" -x "$f"
 	done
 	for f in "$TOP"/tests/guest/init "$TOP"/tests/guest/cases/*.sh; do
 		run_shellcheck "${f#"$TOP"/}" -s dash -e SC3043 "$f"
+	done
+}
+
+check_python() {
+	local f
+	for f in "$TOP"/scripts/*.py; do
+		run_check "python3 compile ${f#"$TOP"/}" python3 -c \
+			"import ast, sys; ast.parse(open(sys.argv[1]).read())" "$f"
 	done
 }
 
@@ -95,6 +103,7 @@ main() {
 	check_patches
 	check_module
 	check_scripts
+	check_python
 	check_guest_programs
 	if [ "$FAILED" -eq 0 ]; then
 		echo "check: 0 errors, 0 warnings"

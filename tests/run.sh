@@ -126,9 +126,83 @@ netns_tests() {
 	fi
 }
 
+# The launcher: a pair boots on its private bridge, commands run in the
+# nodes, configfs holds cluster.conf, the nodes reach each other, stat
+# reads both, and down is orderly (swapoff, power off, no namespace left).
+CLUSTER_UP=
+CLUSTER=$TOP/ramster-cluster
+cluster_tests() {
+	local dir=$LOGS/cluster out rtt='' problem='' num pids
+	export RAMSTER_CLUSTER_DIR=$dir
+	rm -rf "$dir"
+	echo "# [$(elapsed)] cluster: up pair.conf, log $dir"
+	CLUSTER_UP=yes
+	if ! "$CLUSTER" up "$TOP/cluster-configs/pair.conf" > "$LOGS/cluster-up.log" 2>&1; then
+		for r in cluster_pair_up_and_exec cluster_nodes_reach_each_other \
+			cluster_stat_reads_every_node cluster_down_orderly; do
+			report "not ok" "$r" "up failed: $(tail -n 1 "$LOGS/cluster-up.log")"
+		done
+		return
+	fi
+	pids="$(cat "$dir"/nodes/*/pid)"
+
+	out=$("$CLUSTER" exec 1 cat /sys/kernel/config/ramster/node1/local \
+		/sys/kernel/config/ramster/node2/local 2>&1 | tr '\n' ' ') || true
+	[ "$out" = "1 0 " ] || problem="node1 local flags: '$out'"
+	out=$("$CLUSTER" exec 2 cat /sys/kernel/config/ramster/node2/local 2>&1) || true
+	[ "$out" = 1 ] || problem="$problem node2 local flag: '$out'"
+	if "$CLUSTER" exec 2 false 2>/dev/null; then
+		problem="$problem exit-status-lost"
+	fi
+	if [ -z "$problem" ]; then
+		report ok cluster_pair_up_and_exec
+	else
+		report "not ok" cluster_pair_up_and_exec "$problem"
+	fi
+
+	if out=$("$CLUSTER" exec 1 ping -c 10 -i 0.2 10.213.0.2 2>&1) &&
+		"$CLUSTER" exec 2 ping -c 3 -i 0.2 10.213.0.1 >/dev/null 2>&1; then
+		rtt=$(sed -n 's|.*min/avg/max = \([0-9./]*\) ms|\1|p' <<< "$out")
+	fi
+	if [ -n "$rtt" ]; then
+		report ok cluster_nodes_reach_each_other "ping rtt min/avg/max $rtt ms"
+	else
+		report "not ok" cluster_nodes_reach_each_other "$(tail -n 2 <<< "$out" | tr '\n' ' ')"
+	fi
+
+	out=$("$CLUSTER" stat 2>&1) || true
+	echo "$out" > "$dir/stat.txt"
+	if grep -qE '^stored_pages +[0-9]+ +[0-9]+$' <<< "$out"; then
+		report ok cluster_stat_reads_every_node
+	else
+		report "not ok" cluster_stat_reads_every_node "see $dir/stat.txt"
+	fi
+
+	problem=
+	"$CLUSTER" down > "$LOGS/cluster-down.log" 2>&1 || problem="down failed"
+	CLUSTER_UP=
+	for num in $pids; do
+		if kill -0 "$num" 2>/dev/null; then problem="$problem pid-$num-alive"; fi
+	done
+	for num in 1 2; do
+		grep -aq "RAMSTER-NODE: node$num down" "$dir/nodes/$num/console.log" ||
+			problem="$problem node$num-not-orderly"
+	done
+	if [ -f "$dir/netns" ]; then problem="$problem namespace-left"; fi
+	if grep -qE "$KERNEL_PROBLEMS" "$dir"/nodes/*/console.log; then
+		problem="$problem kernel-problem-on-a-console"
+	fi
+	if [ -z "$problem" ]; then
+		report ok cluster_down_orderly
+	else
+		report "not ok" cluster_down_orderly "$problem"
+	fi
+}
+
 cleanup() {
 	qemu_cleanup
 	if [ -n "$NETNS" ]; then netns_destroy "$NETNS"; fi
+	if [ -n "$CLUSTER_UP" ]; then "$CLUSTER" down >/dev/null 2>&1 || true; fi
 }
 
 run_case() {
@@ -195,6 +269,8 @@ main() {
 		done
 	done
 	count=$((count + 2))	# the three host tests
+	[ ${#selected[@]} -gt 0 ] && [[ " ${selected[*]} " != *" cluster "* ]] ||
+		count=$((count + 4))
 	for spec in "${to_run[@]}"; do
 		count=$((count + $(awk -F'|' '{ print split($6, a, " ") }' <<< "$spec")))
 	done
@@ -208,6 +284,9 @@ main() {
 	for spec in "${to_run[@]}"; do
 		run_case "$spec"
 	done
+	if [ ${#selected[@]} -eq 0 ] || [[ " ${selected[*]} " == *" cluster "* ]]; then
+		cluster_tests
+	fi
 	echo "# total time $(elapsed)"
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]

@@ -1,0 +1,43 @@
+#!/bin/sh
+# A cluster node (started by ramster-cluster): network, swap and ramster
+# from cluster.conf, then a command agent on the second virtio console
+# until the host says "poweroff".
+#
+# Kernel command line: ramster_conf=FILE (in /etc/ramster) ramster_node=N
+conf=
+node=
+# shellcheck disable=SC2013  # the command line is words, not lines
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	ramster_conf=*) conf=/etc/ramster/${arg#ramster_conf=} ;;
+	ramster_node=*) node=${arg#ramster_node=} ;;
+	esac
+done
+ip=$(/bin/ramster-conf get "$conf" "$node" ip_address) || exit 1
+name=$(/bin/ramster-conf get "$conf" "$node" name)
+pool=$(/bin/ramster-conf get "$conf" "$node" pool_percent)
+
+hostname "$name"
+ip link set lo up
+ip link set eth0 up
+ip addr add "$ip/24" dev eth0
+swap_on
+load_ramster max_pool_percent="$pool"
+/bin/ramster-conf apply "$conf" "$node"
+echo "RAMSTER-NODE: $name (node $node) up at $ip"
+
+# The agent: "<id> <command>" in, the command's output and
+# "@@RAMSTER-END <id> <status>" out.  The console is a tty: raw, no echo.
+agent=/dev/hvc0
+exec 3<>"$agent"
+stty raw -echo <&3
+while read -r id cmd <&3; do
+	[ "$cmd" = poweroff ] && { echo "@@RAMSTER-END $id 0" >&3; break; }
+	sh -c "$cmd" > /tmp/agent.out 2>&1 < /dev/null
+	rc=$?
+	cat /tmp/agent.out >&3
+	echo "@@RAMSTER-END $id $rc" >&3
+done
+# Orderly: swap comes back in before the node goes.
+swapoff -a
+echo "RAMSTER-NODE: $name down"
