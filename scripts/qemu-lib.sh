@@ -17,14 +17,14 @@ qemu_pick_accel() {
 	QEMU_ACCEL=tcg
 	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
 		log=$(mktemp)
-		# QEMU may abort on KVM here.  The "; true" keeps the subshell
-		# from exec'ing timeout, so the abort is reported (silently)
-		# inside it rather than by this shell.
+		# QEMU may abort on KVM here.  The "|| true" inside keeps the
+		# subshell from exec'ing timeout (so the abort is reported,
+		# silently, inside it) and from failing under set -e.
 		(timeout 20 qemu-system-x86_64 -accel kvm -cpu max -m 128 \
 			-kernel "$kernel" -initrd "$initrd" -nographic \
 			-no-reboot -nic none -serial "file:$log" -monitor none \
-			-append "console=ttyS0 panic=-1 ramster_test=none"; true) \
-			>/dev/null 2>&1
+			-append "console=ttyS0 panic=-1 ramster_test=none" ||
+			true) >/dev/null 2>&1
 		if grep -q 'RAMSTER-INIT' "$log"; then QEMU_ACCEL=kvm; fi
 		rm -f "$log"
 	fi

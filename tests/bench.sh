@@ -126,6 +126,7 @@ main() {
 			done
 		done
 	done
+	rm -f "$OUT/swap.img"
 	table | tee "$OUT/results.txt"
 	echo "bench: saved $OUT/results.txt (raw runs: $OUT/raw.txt)"
 }

@@ -224,6 +224,7 @@ run_case() {
 	local timed_out=no
 	qemu_wait "$QEMU_LAST_PID" "$timeout" || timed_out=yes
 	echo "# [$(elapsed)] case $name: guest exited (timed out: $timed_out)"
+	rm -f "$dir/swap.img"	# up to 1 GiB each; the console log stays
 
 	local problem=
 	if grep -qE "$KERNEL_PROBLEMS" "$log"; then
