@@ -41,6 +41,7 @@ main() {
 	mkdir -p "$DIR"
 	qemu_pick_accel "$KERNEL" "$INITRD" "$TOP/build/accel"
 	make_swap_disk "$DIR/swap.img" 1G
+	: > "$DIR/console.log"	# followed before QEMU opens it
 	echo "demo: one ${MEM} MiB guest ($QEMU_ACCEL), swap on virtio-blk," \
 		"ramster loaded; console log: $DIR/console.log"
 	qemu_start "$DIR/console.log" "$MEM" 2 "$KERNEL" "$INITRD" \

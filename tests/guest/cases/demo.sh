@@ -8,6 +8,9 @@ echo "demo: $(ram_mib) MiB of RAM, workload of $(( $(ram_mib) * 3 )) MiB"
 run_workload $(( $(ram_mib) * 3 )); rc=$?
 kill $ticker
 echo "demo: final counters"
-for f in "$RAMSTER"/*; do printf '  %-24s %s\n' "${f##*/}" "$(head -c 200 "$f")"; done
+for f in "$RAMSTER"/*; do
+	case "${f##*/}" in summary|shrink_target) continue ;; esac
+	printf '  %-24s %s\n' "${f##*/}" "$(cat "$f")"
+done
 show_stats
 check demo_workload_verified "rc=$rc bad=$(bad_pages)" test "$rc" = 0 -a "$(bad_pages)" = 0
