@@ -57,6 +57,16 @@ report() {
 	fi
 }
 
+# report_problems NAME PROBLEMS: ok if PROBLEMS is empty, else not ok
+# with them as the reason.
+report_problems() {
+	if [ -z "$2" ]; then
+		report ok "$1"
+	else
+		report "not ok" "$1" "$2"
+	fi
+}
+
 # Host-side check that the verifier itself can fail: without it, "0 bad
 # pages" proves nothing.
 host_tests() {
@@ -92,11 +102,8 @@ conf_tests() {
 		fi
 		echo "$got" >> "$out/conf.log"
 	done
-	if [ -z "$problem" ]; then
-		report ok cluster_conf_errors_caught
-	else
-		report "not ok" cluster_conf_errors_caught "$problem (see $out/conf.log)"
-	fi
+	report_problems cluster_conf_errors_caught \
+		"${problem:+$problem (see $out/conf.log)}"
 }
 
 # net-scripts: a private namespace whose bridge has one tap per guest and
@@ -119,11 +126,7 @@ netns_tests() {
 		problem="$problem namespace-left-behind"
 	fi
 	NETNS=
-	if [ -z "$problem" ]; then
-		report ok netns_private_bridge
-	else
-		report "not ok" netns_private_bridge "$problem"
-	fi
+	report_problems netns_private_bridge "$problem"
 }
 
 # The launcher: a pair boots on its private bridge, commands run in the
@@ -154,11 +157,7 @@ cluster_tests() {
 	if "$CLUSTER" exec 2 false 2>/dev/null; then
 		problem="$problem exit-status-lost"
 	fi
-	if [ -z "$problem" ]; then
-		report ok cluster_pair_up_and_exec
-	else
-		report "not ok" cluster_pair_up_and_exec "$problem"
-	fi
+	report_problems cluster_pair_up_and_exec "$problem"
 
 	if out=$("$CLUSTER" exec 1 ping -c 10 -i 0.2 10.213.0.2 2>&1) &&
 		"$CLUSTER" exec 2 ping -c 3 -i 0.2 10.213.0.1 >/dev/null 2>&1; then
@@ -192,11 +191,7 @@ cluster_tests() {
 	if grep -qE "$KERNEL_PROBLEMS" "$dir"/nodes/*/console.log; then
 		problem="$problem kernel-problem-on-a-console"
 	fi
-	if [ -z "$problem" ]; then
-		report ok cluster_down_orderly
-	else
-		report "not ok" cluster_down_orderly "$problem"
-	fi
+	report_problems cluster_down_orderly "$problem"
 }
 
 cleanup() {
@@ -250,7 +245,7 @@ run_case() {
 }
 
 main() {
-	local selected=("$@") spec want count=1
+	local selected=("$@") spec want count=3 with_cluster=no
 	qemu_traps cleanup
 	if [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ]; then
 		echo "tests/run.sh: build first: make all" >&2
@@ -269,9 +264,11 @@ main() {
 			[ "${spec%%|*}" = "$want" ] && to_run+=("$spec")
 		done
 	done
-	count=$((count + 2))	# the three host tests
-	[ ${#selected[@]} -gt 0 ] && [[ " ${selected[*]} " != *" cluster "* ]] ||
+	# count starts at the three host tests; the cluster tests add four.
+	if [ ${#selected[@]} -eq 0 ] || [[ " ${selected[*]} " == *" cluster "* ]]; then
+		with_cluster=yes
 		count=$((count + 4))
+	fi
 	for spec in "${to_run[@]}"; do
 		count=$((count + $(awk -F'|' '{ print split($6, a, " ") }' <<< "$spec")))
 	done
@@ -285,7 +282,7 @@ main() {
 	for spec in "${to_run[@]}"; do
 		run_case "$spec"
 	done
-	if [ ${#selected[@]} -eq 0 ] || [[ " ${selected[*]} " == *" cluster "* ]]; then
+	if [ "$with_cluster" = yes ]; then
 		cluster_tests
 	fi
 	echo "# total time $(elapsed)"
