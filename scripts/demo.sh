@@ -46,7 +46,7 @@ main() {
 		"ramster loaded; console log: $DIR/console.log"
 	qemu_start "$DIR/console.log" "$MEM" 2 "$KERNEL" "$INITRD" \
 		"ramster_test=demo" -nic none \
-		-drive "file=$DIR/swap.img,if=virtio,format=raw,cache=unsafe"
+		-drive "$(qemu_swap_drive "$DIR/swap.img")"
 	local pid=$QEMU_LAST_PID
 	follow_console "$pid" "$DIR/console.log"
 	if tr -d '\r' < "$DIR/console.log" | grep -q '^RESULT: ok demo_workload_verified'; then

@@ -89,6 +89,12 @@ qemu_cleanup() {
 	QEMU_PIDS=()
 }
 
+# qemu_swap_drive FILE [,MORE-OPTIONS]: the -drive value for a swap disk.
+# cache=unsafe: the guest's data need not survive the host.
+qemu_swap_drive() {
+	echo "file=$1,if=virtio,format=raw,cache=unsafe${2:-}"
+}
+
 # A sparse raw disk for swap.
 make_swap_disk() {
 	rm -f "$1"

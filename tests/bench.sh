@@ -54,7 +54,7 @@ one_run() {
 	qemu_start "$log" "$MEM" 2 "$kernel" "$INITRD" \
 		"ramster_test=bench bench_mode=$mode bench_mult=$mult $extra" \
 		-nic none \
-		-drive "file=$OUT/swap.img,if=virtio,format=raw,cache=unsafe$(disk_limits)"
+		-drive "$(qemu_swap_drive "$OUT/swap.img" "$(disk_limits)")"
 	qemu_wait "$QEMU_LAST_PID" 1800 || true
 	line=$(tr -d '\r' < "$log" | grep -m1 '^BENCH: ' || true)
 	if [ -z "$line" ] || ! grep -q ' rc=0 ' <<< "$line"; then

@@ -210,7 +210,7 @@ run_case() {
 	local qemu_args=(-nic none)
 	if [ "$disk" = yes ]; then
 		make_swap_disk "$dir/swap.img" 1G
-		qemu_args+=(-drive "file=$dir/swap.img,if=virtio,format=raw,cache=unsafe")
+		qemu_args+=(-drive "$(qemu_swap_drive "$dir/swap.img")")
 	fi
 
 	echo "# [$(elapsed)] case $name: ${mem} MiB guest, timeout ${timeout}s, log $log"
