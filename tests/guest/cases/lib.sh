@@ -56,7 +56,8 @@ run_workload() {
 	return $rc
 }
 
-bad_pages() { sed -n 's/.* bad=\([0-9]*\).*/\1/p' /tmp/workload.result; }
+# bad_pages [FILE]: the bad page count of a workload's result line.
+bad_pages() { sed -n 's/.* bad=\([0-9]*\).*/\1/p' "${1:-/tmp/workload.result}"; }
 
 # Kernel log problems that fail a case even if its checks passed.
 dmesg_clean() {

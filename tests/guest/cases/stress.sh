@@ -17,8 +17,8 @@ wait $w1; rc1=$?
 wait $w2; rc2=$?
 cat /tmp/w1.out /tmp/w2.out
 show_stats
-bad1=$(sed -n 's/.* bad=\([0-9]*\).*/\1/p' /tmp/w1.out)
-bad2=$(sed -n 's/.* bad=\([0-9]*\).*/\1/p' /tmp/w2.out)
+bad1=$(bad_pages /tmp/w1.out)
+bad2=$(bad_pages /tmp/w2.out)
 check concurrent_workloads_with_shrink "rc=$rc1,$rc2 bad=$bad1,$bad2 shrinks=$shrinks shrink_pages=$(stat_of shrink_pages) loads=$(stat_of loads) duplicate_entry=$(stat_of duplicate_entry)" \
 	test "$rc1" = 0 -a "$rc2" = 0 -a "$bad1" = 0 -a "$bad2" = 0 \
 	-a "$shrinks" -gt 0 -a "$(stat_of loads)" -gt 0
