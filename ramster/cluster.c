@@ -32,6 +32,8 @@
 
 #include "ramster.h"
 #include "cluster.h"
+#include "foreign.h"
+#include "transport.h"
 
 enum ramster_node_attr {
 	RAMSTER_ATTR_ADDRESS,
@@ -258,7 +260,11 @@ static ssize_t ramster_node_local_show(struct config_item *item, char *page)
 	return sprintf(page, "%d\n", to_ramster_node(item)->local);
 }
 
-/* Last: every other attribute is set, and only one node is local. */
+/*
+ * Last: every other attribute is set, and only one node is local.  Setting
+ * it starts the transport: listening, and a link to every node configured
+ * by then.
+ */
 static ssize_t ramster_node_local_store(struct config_item *item,
 					const char *page, size_t count)
 {
@@ -266,6 +272,7 @@ static ssize_t ramster_node_local_store(struct config_item *item,
 	const unsigned long needed = BIT(RAMSTER_ATTR_ADDRESS) |
 		BIT(RAMSTER_ATTR_PORT) | BIT(RAMSTER_ATTR_ROLE) |
 		BIT(RAMSTER_ATTR_NUM);
+	struct ramster_node_info info;
 	bool local;
 	int ret;
 
@@ -283,13 +290,29 @@ static ssize_t ramster_node_local_store(struct config_item *item,
 	if (!ret && local) {
 		node->local = true;
 		ramster_local_node = node;
-		pr_info("local node %u (%s), %pI4:%u, role %s\n",
-			node->info.num, config_item_name(&node->item),
-			&node->info.addr, be16_to_cpu(node->info.port),
-			ramster_role_name(node->info.role));
+		info = node->info;
 	}
 	mutex_unlock(&ramster_cluster_lock);
-	return ret ? ret : count;
+	if (ret || !local)
+		return ret ? ret : count;
+
+	if (info.role != RAMSTER_ROLE_CLIENT)
+		ramster_foreign_set_capacity(info.capacity);
+	ret = ramster_transport_start(&info);
+	if (ret) {
+		pr_err("node %u: cannot start the transport (%d)\n", info.num,
+		       ret);
+		ramster_foreign_set_capacity(0);
+		mutex_lock(&ramster_cluster_lock);
+		node->local = false;
+		ramster_local_node = NULL;
+		mutex_unlock(&ramster_cluster_lock);
+		return ret;
+	}
+	pr_info("local node %u (%s), %pI4:%u, role %s\n", info.num,
+		config_item_name(&node->item), &info.addr,
+		be16_to_cpu(info.port), ramster_role_name(info.role));
+	return count;
 }
 
 CONFIGFS_ATTR(ramster_node_, ipv4_address);

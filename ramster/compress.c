@@ -14,6 +14,7 @@
 
 #include "ramster.h"
 #include "compress.h"
+#include "wire.h"
 
 static struct ramster_comp_ctx __percpu *ramster_comp_ctxs;
 static char ramster_comp_alg[CRYPTO_MAX_ALG_NAME];
@@ -92,4 +93,19 @@ void ramster_comp_put(struct ramster_comp_ctx *ctx)
 const char *ramster_comp_name(void)
 {
 	return ramster_comp_alg;
+}
+
+/*
+ * The compressor's id in frames (enum ramster_wire_compressor), or 0 for
+ * one without an id: its pages stay on this node.
+ */
+u8 ramster_comp_wire_id(void)
+{
+	if (!strcmp(ramster_comp_alg, "lz4"))
+		return RAMSTER_COMP_LZ4;
+	if (!strcmp(ramster_comp_alg, "lzo"))
+		return RAMSTER_COMP_LZO;
+	if (!strcmp(ramster_comp_alg, "zstd"))
+		return RAMSTER_COMP_ZSTD;
+	return 0;
 }

@@ -30,5 +30,6 @@ void ramster_comp_exit(void);
 struct ramster_comp_ctx *ramster_comp_get(void);
 void ramster_comp_put(struct ramster_comp_ctx *ctx);
 const char *ramster_comp_name(void);
+u8 ramster_comp_wire_id(void);
 
 #endif /* _RAMSTER_COMPRESS_H */

@@ -30,6 +30,8 @@ void ramster_tree_init(struct ramster_tree *tree,
 {
 	spin_lock_init(&tree->lock);
 	tree->root = RB_ROOT;
+	INIT_LIST_HEAD(&tree->lru);
+	tree->dropping = false;
 	tree->next_gen = 1;
 	tree->nr_entries = 0;
 	tree->free_entry = free_entry;
@@ -87,6 +89,10 @@ struct ramster_entry *ramster_index_insert(struct ramster_tree *tree,
 	lockdep_assert_held(&tree->lock);
 	entry->gen = tree->next_gen++;
 	entry->refcount = 1;
+	if (entry->flags & RAMSTER_ENTRY_LOCAL)
+		list_add_tail(&entry->lru, &tree->lru);
+	else
+		INIT_LIST_HEAD(&entry->lru);
 	while (*link) {
 		old = rb_entry(*link, struct ramster_entry, rbnode);
 		parent = *link;
@@ -98,6 +104,7 @@ struct ramster_entry *ramster_index_insert(struct ramster_tree *tree,
 			rb_replace_node(&old->rbnode, &entry->rbnode,
 					&tree->root);
 			RB_CLEAR_NODE(&old->rbnode);
+			list_del_init(&old->lru);
 			return old;
 		}
 	}
@@ -123,6 +130,7 @@ void ramster_index_erase(struct ramster_tree *tree,
 		return;
 	rb_erase(&entry->rbnode, &tree->root);
 	RB_CLEAR_NODE(&entry->rbnode);
+	list_del_init(&entry->lru);
 	tree->nr_entries--;
 }
 EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_index_erase);
@@ -141,6 +149,7 @@ unsigned long ramster_index_erase_all(struct ramster_tree *tree)
 	lockdep_assert_held(&tree->lock);
 	rbtree_postorder_for_each_entry_safe(entry, next, &tree->root, rbnode) {
 		RB_CLEAR_NODE(&entry->rbnode);
+		list_del_init(&entry->lru);
 		ramster_entry_put(tree, entry);
 		erased++;
 	}

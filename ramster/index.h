@@ -11,6 +11,14 @@
 
 /* The page is one repeated word, kept in ->value: no pool memory. */
 #define RAMSTER_ENTRY_SAME_FILLED	BIT(0)
+/* The compressed data is in the local pool (->handle). */
+#define RAMSTER_ENTRY_LOCAL		BIT(1)
+/* A PUT of this entry to another node is in flight. */
+#define RAMSTER_ENTRY_REMOTIFYING	BIT(2)
+
+/* Nodes that may hold a copy of one entry (replication will use more). */
+#define RAMSTER_MAX_HOLDERS		2
+#define RAMSTER_NO_NODE			0xff
 
 /**
  * struct ramster_entry - one stored version of a swap slot
@@ -20,23 +28,34 @@
  *	later operation can tell this version from an older or newer one
  *	(an acknowledgment or invalidation that names (offset, gen) never
  *	touches another version of the slot)
+ * @lru: in the tree's list of entries with local compressed data, oldest
+ *	first (same-filled and remote-only entries are not on it)
  * @refcount: the tree's reference plus one per user; the tree lock
  *	protects it
  * @flags: RAMSTER_ENTRY_*
- * @length: compressed length in the local pool; 0 if same-filled
- * @handle: zsmalloc handle of the compressed data
+ * @length: compressed length; 0 if same-filled
+ * @crc: crc32c of the compressed data, kept while a copy is remote: a
+ *	copy that comes back must match it bit for bit
+ * @holders: nodes holding a copy, RAMSTER_NO_NODE in unused slots
+ * @handle: zsmalloc handle of the compressed data, if LOCAL
  * @value: the repeated word of a same-filled page
  *
- * Where the copies live is the tier's business: today the local pool
- * (@handle); the remote tier adds the set of nodes that hold a copy.
+ * An entry's copies are the local one (RAMSTER_ENTRY_LOCAL) and one per
+ * node in @holders.  A copy is only ever added or dropped under the tree
+ * lock, and a local copy is dropped only when no user holds a reference
+ * (a load or a PUT may be reading it).  @length and @crc do not change
+ * once a remote copy exists.
  */
 struct ramster_entry {
 	struct rb_node rbnode;
+	struct list_head lru;
 	pgoff_t offset;
 	u64 gen;
 	int refcount;
 	unsigned int flags;
 	unsigned int length;
+	u32 crc;
+	u8 holders[RAMSTER_MAX_HOLDERS];
 	union {
 		unsigned long handle;
 		unsigned long value;
@@ -50,6 +69,10 @@ struct ramster_entry {
  *	area's spinlock: nothing may sleep under it.  Lock order: swap area
  *	lock -> @lock -> zsmalloc's locks.
  * @root: entries by offset
+ * @lru: entries with local compressed data, oldest first
+ * @type: the swap type
+ * @dropping: invalidate_area is emptying the tree: the remote copies go
+ *	with one INVALIDATE_AREA per node, not one INVALIDATE per page
  * @next_gen: generation of the next entry inserted
  * @nr_entries: entries in @root
  * @free_entry: releases an entry whose last reference went; called with
@@ -58,6 +81,9 @@ struct ramster_entry {
 struct ramster_tree {
 	spinlock_t lock;		/* see above */
 	struct rb_root root;
+	struct list_head lru;
+	unsigned int type;
+	bool dropping;
 	u64 next_gen;
 	unsigned long nr_entries;
 	void (*free_entry)(struct ramster_tree *tree,
@@ -76,5 +102,10 @@ void ramster_index_erase(struct ramster_tree *tree,
 unsigned long ramster_index_erase_all(struct ramster_tree *tree);
 void ramster_entry_get(struct ramster_entry *entry);
 void ramster_entry_put(struct ramster_tree *tree, struct ramster_entry *entry);
+
+static inline bool ramster_entry_is_remote(const struct ramster_entry *entry)
+{
+	return entry->holders[0] != RAMSTER_NO_NODE;
+}
 
 #endif /* _RAMSTER_INDEX_H */

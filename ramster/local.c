@@ -112,6 +112,7 @@ static int ramster_local_compress(struct ramster_entry *entry,
 
 	entry->handle = handle;
 	entry->length = dlen;
+	entry->flags |= RAMSTER_ENTRY_LOCAL;
 out_put_ctx:
 	ramster_comp_put(ctx);
 	return ret;
@@ -151,17 +152,44 @@ int ramster_local_store(struct ramster_entry *entry, struct page *page,
 }
 
 /**
- * ramster_local_load - produce a stored page again
- * @entry: the entry, referenced by the caller
+ * ramster_local_decompress - decompress a page
+ * @src: compressed data, from this node's pool or back from another node
+ * @len: its length
  * @page: the page to fill
  *
  * Return: 0, or -EIO if the data does not decompress to exactly one page;
  * the page's contents are then undefined and must not be used.
  */
-int ramster_local_load(const struct ramster_entry *entry, struct page *page)
+int ramster_local_decompress(const void *src, unsigned int len,
+			     struct page *page)
 {
 	struct ramster_comp_ctx *ctx;
 	unsigned int dlen = PAGE_SIZE;
+	void *dst;
+	int ret;
+
+	ctx = ramster_comp_get();
+	dst = kmap_local_page(page);
+	ret = crypto_comp_decompress(ctx->tfm, src, len, dst, &dlen);
+	kunmap_local(dst);
+	ramster_comp_put(ctx);
+
+	if (ret || dlen != PAGE_SIZE) {
+		ramster_stat_inc(RAMSTER_STAT_LOAD_DECOMPRESS_FAIL);
+		return -EIO;
+	}
+	return 0;
+}
+
+/**
+ * ramster_local_load - produce a stored page again from the local copy
+ * @entry: the entry, referenced by the caller, with a local copy
+ * @page: the page to fill
+ *
+ * Return: 0 or -EIO (see ramster_local_decompress()).
+ */
+int ramster_local_load(const struct ramster_entry *entry, struct page *page)
+{
 	void *src, *dst;
 	int ret;
 
@@ -172,26 +200,37 @@ int ramster_local_load(const struct ramster_entry *entry, struct page *page)
 		return 0;
 	}
 
-	ctx = ramster_comp_get();
 	src = zs_map_object(ramster_pool, entry->handle, ZS_MM_RO);
-	dst = kmap_local_page(page);
-	ret = crypto_comp_decompress(ctx->tfm, src, entry->length, dst, &dlen);
-	kunmap_local(dst);
+	ret = ramster_local_decompress(src, entry->length, page);
 	zs_unmap_object(ramster_pool, entry->handle);
-	ramster_comp_put(ctx);
-
-	if (ret || dlen != PAGE_SIZE) {
-		ramster_stat_inc(RAMSTER_STAT_LOAD_DECOMPRESS_FAIL);
-		return -EIO;
-	}
-	return 0;
+	return ret;
 }
 
-/* Release an entry's data; called under the tree lock, must not sleep. */
+/* Copy an entry's local compressed data (entry->length bytes) to @buf. */
+void ramster_local_copy(const struct ramster_entry *entry, void *buf)
+{
+	void *src = zs_map_object(ramster_pool, entry->handle, ZS_MM_RO);
+
+	memcpy(buf, src, entry->length);
+	zs_unmap_object(ramster_pool, entry->handle);
+}
+
+/* Pages the pool uses now. */
+unsigned long ramster_local_pool_pages(void)
+{
+	return zs_get_total_pages(ramster_pool);
+}
+
+/*
+ * Release an entry's local data; called under the tree lock, must not
+ * sleep.  An entry whose data lives only elsewhere has none.
+ */
 void ramster_local_free(struct ramster_entry *entry)
 {
-	if (entry->flags & RAMSTER_ENTRY_SAME_FILLED)
+	if (entry->flags & RAMSTER_ENTRY_SAME_FILLED) {
 		ramster_stat_dec(RAMSTER_STAT_SAME_FILLED_PAGES);
-	else
+	} else if (entry->flags & RAMSTER_ENTRY_LOCAL) {
 		zs_free(ramster_pool, entry->handle);
+		entry->flags &= ~RAMSTER_ENTRY_LOCAL;
+	}
 }

@@ -28,6 +28,10 @@ bool ramster_local_full(const struct ramster_local_limits *limits);
 int ramster_local_store(struct ramster_entry *entry, struct page *page,
 			const struct ramster_local_limits *limits);
 int ramster_local_load(const struct ramster_entry *entry, struct page *page);
+int ramster_local_decompress(const void *src, unsigned int len,
+			     struct page *page);
+void ramster_local_copy(const struct ramster_entry *entry, void *buf);
+unsigned long ramster_local_pool_pages(void);
 void ramster_local_free(struct ramster_entry *entry);
 u64 ramster_local_pool_bytes(void);
 

@@ -27,10 +27,13 @@
 
 #include "ramster.h"
 #include "cluster.h"
+#include "foreign.h"
 #include "index.h"
 #include "local.h"
+#include "remote.h"
 #include "shrink.h"
 #include "stats.h"
+#include "transport.h"
 
 /*********************************
  * module parameters
@@ -116,6 +119,8 @@ static struct kmem_cache *ramster_entry_cache;
 static void ramster_free_entry(struct ramster_tree *tree,
 			       struct ramster_entry *entry)
 {
+	if (ramster_entry_is_remote(entry))
+		ramster_remote_forget(tree, entry);
 	ramster_local_free(entry);
 	kmem_cache_free(ramster_entry_cache, entry);
 	ramster_stat_dec(RAMSTER_STAT_STORED_PAGES);
@@ -142,6 +147,7 @@ static void ramster_frontswap_init(unsigned int type)
 	if (!tree)
 		return;
 	ramster_tree_init(tree, ramster_free_entry);
+	tree->type = type;
 	ramster_trees[type] = tree;
 }
 
@@ -157,6 +163,8 @@ static int ramster_frontswap_store(unsigned int type, pgoff_t offset,
 		return -ENODEV;
 	}
 	if (ramster_local_full(&ramster_limits)) {
+		/* This page goes to the device; later ones may fit again. */
+		ramster_remote_kick();
 		ramster_stat_inc(RAMSTER_STAT_REJECT_POOL_LIMIT);
 		return -ENOMEM;
 	}
@@ -176,6 +184,7 @@ static int ramster_frontswap_store(unsigned int type, pgoff_t offset,
 	}
 	RB_CLEAR_NODE(&entry->rbnode);
 	entry->offset = offset;
+	memset(entry->holders, RAMSTER_NO_NODE, sizeof(entry->holders));
 
 	ret = ramster_local_store(entry, page, &ramster_limits);
 	if (ret)
@@ -191,6 +200,8 @@ static int ramster_frontswap_store(unsigned int type, pgoff_t offset,
 
 	ramster_stat_inc(RAMSTER_STAT_STORES);
 	ramster_stat_inc(RAMSTER_STAT_STORED_PAGES);
+	if (ramster_remote_over_target())
+		ramster_remote_kick();
 	return 0;
 
 err_free_entry:
@@ -205,6 +216,7 @@ static int ramster_frontswap_load(unsigned int type, pgoff_t offset,
 {
 	struct ramster_tree *tree = ramster_trees[type];
 	struct ramster_entry *entry;
+	bool local = false;
 	int ret;
 
 	if (!tree) {
@@ -212,17 +224,27 @@ static int ramster_frontswap_load(unsigned int type, pgoff_t offset,
 		return -ENOENT;
 	}
 
+	/*
+	 * Our reference keeps a local copy from being dropped (remote.c
+	 * drops one only when nobody else holds the entry).
+	 */
 	spin_lock(&tree->lock);
 	entry = ramster_index_lookup(tree, offset);
-	if (entry)
+	if (entry) {
 		ramster_entry_get(entry);
+		local = entry->flags & (RAMSTER_ENTRY_LOCAL |
+					RAMSTER_ENTRY_SAME_FILLED);
+	}
 	spin_unlock(&tree->lock);
 	if (!entry) {
 		ramster_stat_inc(RAMSTER_STAT_LOAD_NOT_FOUND);
 		return -ENOENT;
 	}
 
-	ret = ramster_local_load(entry, page);
+	if (local)
+		ret = ramster_local_load(entry, page);
+	else
+		ret = ramster_remote_load(tree, entry, page);
 	if (ret)
 		pr_err_ratelimited("swap type %u offset %lu: stored page cannot be produced (%d)\n",
 				   type, offset, ret);
@@ -262,9 +284,13 @@ static void ramster_frontswap_invalidate_area(unsigned int type)
 	if (!tree)
 		return;
 
+	/* Remote copies go with one INVALIDATE_AREA per node, below. */
 	spin_lock(&tree->lock);
+	tree->dropping = true;
 	ramster_index_erase_all(tree);
+	tree->dropping = false;
 	spin_unlock(&tree->lock);
+	ramster_remote_invalidate_area(type);
 	ramster_stat_inc(RAMSTER_STAT_INVALIDATE_AREAS);
 }
 
@@ -283,6 +309,8 @@ static void ramster_refresh_stats(void)
 {
 	ramster_stat_set(RAMSTER_STAT_POOL_TOTAL_SIZE,
 			 ramster_local_pool_bytes());
+	ramster_stat_set(RAMSTER_STAT_FOREIGN_POOL_SIZE,
+			 ramster_foreign_pool_bytes());
 }
 
 static int __init ramster_init(void)
@@ -305,10 +333,21 @@ static int __init ramster_init(void)
 	ramster_stats_init(ramster_refresh_stats);
 	ramster_shrink_init(ramster_stats_debugfs_root());
 
+	ret = ramster_foreign_init();
+	if (ret)
+		goto err_exit_stats;
+	ret = ramster_transport_init(ramster_stats_debugfs_root());
+	if (ret)
+		goto err_exit_foreign;
+	ret = ramster_remote_init(ramster_trees, &ramster_limits,
+				  ramster_stats_debugfs_root());
+	if (ret)
+		goto err_exit_transport;
+
 	ret = ramster_cluster_init();
 	if (ret) {
 		pr_err("cannot register /sys/kernel/config/ramster (%d)\n", ret);
-		goto err_exit_stats;
+		goto err_exit_remote;
 	}
 
 	frontswap_writethrough(writethrough);
@@ -328,6 +367,12 @@ static int __init ramster_init(void)
 err_exit_cluster:
 	frontswap_writethrough(false);
 	ramster_cluster_exit();
+err_exit_remote:
+	ramster_remote_exit();
+err_exit_transport:
+	ramster_transport_exit();
+err_exit_foreign:
+	ramster_foreign_exit();
 err_exit_stats:
 	ramster_stats_exit();
 	ramster_local_exit();
@@ -352,9 +397,12 @@ static void __exit ramster_exit(void)
 		return;
 	frontswap_writethrough(false);
 
+	ramster_cluster_exit();
+	ramster_remote_exit();
+	ramster_transport_exit();
+	ramster_foreign_exit();
 	for (type = 0; type < MAX_SWAPFILES; type++)
 		kfree(ramster_trees[type]);
-	ramster_cluster_exit();
 	ramster_stats_exit();
 	ramster_local_exit();
 	kmem_cache_destroy(ramster_entry_cache);

@@ -13,8 +13,10 @@
  * has their names.  The summary is parsed by scripts, so its columns are
  * only ever appended: add new counters just before RAMSTER_NR_STATS, never
  * reorder, rename or remove (the KUnit suite enforces this).  Gauges
- * (stored_pages, pool_total_size, same_filled_pages) go up and down; all
- * others only count up.  There is one reject_* counter per reason a store
+ * (stored_pages, pool_total_size, same_filled_pages, remote_pages,
+ * foreign_pages, foreign_pool_size) go up and down; all others only count
+ * up.  rx_* count received frames rejected by the validator, one per
+ * enum ramster_wire_error, in its order.  There is one reject_* counter per reason a store
  * can be refused, and one load_* per way a load can fail.
  */
 enum ramster_stat {
@@ -37,6 +39,47 @@ enum ramster_stat {
 	RAMSTER_STAT_LOAD_DECOMPRESS_FAIL,
 	RAMSTER_STAT_SHRINK_RUNS,
 	RAMSTER_STAT_SHRINK_PAGES,
+	RAMSTER_STAT_REMOTE_PAGES,
+	RAMSTER_STAT_FOREIGN_PAGES,
+	RAMSTER_STAT_FOREIGN_POOL_SIZE,
+	RAMSTER_STAT_REMOTE_PUTS,
+	RAMSTER_STAT_REMOTE_PUTS_REFUSED,
+	RAMSTER_STAT_REMOTE_PUTS_FAILED,
+	RAMSTER_STAT_REMOTE_LOADS,
+	RAMSTER_STAT_REMOTE_LOADS_FAILED,
+	RAMSTER_STAT_REMOTE_LOADS_TIMEOUT,
+	RAMSTER_STAT_REMOTE_LOADS_BAD,
+	RAMSTER_STAT_REMOTE_INVALIDATES,
+	RAMSTER_STAT_REMOTE_INVALIDATES_LOST,
+	RAMSTER_STAT_REMOTE_INVALIDATE_AREAS,
+	RAMSTER_STAT_FOREIGN_PUTS,
+	RAMSTER_STAT_FOREIGN_PUTS_FULL,
+	RAMSTER_STAT_FOREIGN_PUTS_REFUSED,
+	RAMSTER_STAT_FOREIGN_PUTS_NO_MEMORY,
+	RAMSTER_STAT_FOREIGN_PUTS_STALE,
+	RAMSTER_STAT_FOREIGN_GETS,
+	RAMSTER_STAT_FOREIGN_GETS_NOT_FOUND,
+	RAMSTER_STAT_FOREIGN_INVALIDATES,
+	RAMSTER_STAT_FOREIGN_DROPPED,
+	RAMSTER_STAT_BYTES_SENT,
+	RAMSTER_STAT_BYTES_RECEIVED,
+	RAMSTER_STAT_FRAMES_SENT,
+	RAMSTER_STAT_FRAMES_RECEIVED,
+	RAMSTER_STAT_LINK_UPS,
+	RAMSTER_STAT_LINK_DOWNS,
+	RAMSTER_STAT_HANDSHAKE_REJECTS,
+	RAMSTER_STAT_PROTOCOL_ERRORS,
+	RAMSTER_STAT_LATE_REPLIES,
+	RAMSTER_STAT_RX_BAD_MAGIC,
+	RAMSTER_STAT_RX_BAD_VERSION,
+	RAMSTER_STAT_RX_UNKNOWN_TYPE,
+	RAMSTER_STAT_RX_BAD_FLAGS,
+	RAMSTER_STAT_RX_BAD_RESERVED,
+	RAMSTER_STAT_RX_BAD_LENGTH,
+	RAMSTER_STAT_RX_BAD_NODE,
+	RAMSTER_STAT_RX_BEFORE_HANDSHAKE,
+	RAMSTER_STAT_RX_BAD_CRC,
+	RAMSTER_STAT_RX_BAD_PAYLOAD,
 	RAMSTER_NR_STATS
 };
 

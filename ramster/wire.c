@@ -129,7 +129,7 @@ static bool ramster_wire_hello_ok(const struct ramster_wire_hello *hello)
 {
 	return hello->min_version >= 1 &&
 	       hello->min_version <= hello->max_version &&
-	       !hello->rsvd0 && !hello->rsvd1 && !hello->capabilities &&
+	       !hello->rsvd0 && !hello->capabilities &&
 	       hello->cluster[0] &&
 	       memchr(hello->cluster, '\0', sizeof(hello->cluster));
 }

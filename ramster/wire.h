@@ -9,7 +9,9 @@
  *
  * A connection starts with HELLO from the connecting node and HELLO_REPLY
  * from the accepting one; they agree on a version in [min, max] of both and
- * on the cluster name, and each learns the other's node number.  From then
+ * on the cluster name, and each learns the other's node number and
+ * instance (a random number per module load: pages held for an earlier
+ * instance of a node are dropped, as that node has forgotten them).  From then
  * on hdr.src_node must be that number.  Requests carry a req_id that the
  * reply echoes; one-way frames (KEEPALIVE, INVALIDATE, INVALIDATE_AREA)
  * carry 0.
@@ -99,7 +101,7 @@ struct ramster_wire_hello {
 	__le16	rsvd0;
 	char	cluster[RAMSTER_WIRE_CLUSTER_NAME_LEN];	/* NUL padded */
 	__le32	capabilities;	/* none defined yet: zero */
-	__le32	rsvd1;
+	__le32	instance;	/* random per module load of the sender */
 };
 
 static_assert(sizeof(struct ramster_wire_hello) == 32);
@@ -128,7 +130,7 @@ struct ramster_wire_page {
 	struct ramster_wire_key key;
 	__le32	status;		/* GET_REPLY: 0 or RAMSTER_ST_*; PUT: 0 */
 	__le32	clen;		/* compressed bytes that follow */
-	__le32	dcrc;		/* crc32c of the uncompressed page */
+	__le32	dcrc;		/* crc32c of the data, by its owner */
 	__u8	compressor;	/* RAMSTER_COMP_* */
 	__u8	rsvd[3];
 	/* __u8 data[clen]; */

@@ -39,6 +39,18 @@ qemu_accel_args() {
 	fi
 }
 
+# Kernel arguments for a usable clock.  Under TCG the guest cannot
+# calibrate its TSC (no PIT, HPET or PM timer in a tinyconfig guest) and
+# falls back to jiffies: 4 ms resolution, useless for latencies.  TCG's
+# TSC is the host's, so with a constant host TSC we give its frequency.
+qemu_clock_args() {
+	local mhz
+	[ "$QEMU_ACCEL" = kvm ] && return 0
+	grep -qw constant_tsc /proc/cpuinfo || return 0
+	mhz=$(awk -F': *' '/^cpu MHz/ { print int($2 * 1000); exit }' /proc/cpuinfo)
+	[ -n "$mhz" ] && echo "tsc_early_khz=$mhz tsc=reliable"
+}
+
 # qemu_start LOG MEM_MIB CPUS KERNEL INITRD APPEND [EXTRA QEMU ARGS...]
 # Starts a guest in the background with its serial console in LOG and
 # records its PID in QEMU_PIDS (and in QEMU_LAST_PID).
@@ -48,7 +60,7 @@ qemu_start() {
 	# shellcheck disable=SC2046  # the accel args are words on purpose
 	qemu-system-x86_64 $(qemu_accel_args) -m "$mem" -smp "$cpus" \
 		-kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 loglevel=6 $append" \
+		-append "console=ttyS0 panic=-1 loglevel=6 $(qemu_clock_args) $append" \
 		-nographic -no-reboot -monitor none -serial "file:$log" \
 		"$@" </dev/null >"$log.qemu" 2>&1 &
 	QEMU_LAST_PID=$!

@@ -4,25 +4,30 @@
 # until the host says "poweroff".
 #
 # Kernel command line: ramster_conf=FILE (in /etc/ramster) ramster_node=N
+# [ramster_params=NAME=VALUE,...] (more module parameters)
 conf=
 node=
+params=
 # shellcheck disable=SC2013  # the command line is words, not lines
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	ramster_conf=*) conf=/etc/ramster/${arg#ramster_conf=} ;;
 	ramster_node=*) node=${arg#ramster_node=} ;;
+	ramster_params=*) params=$(echo "${arg#ramster_params=}" | tr , ' ') ;;
 	esac
 done
 ip=$(/bin/ramster-conf get "$conf" "$node" ip_address) || exit 1
 name=$(/bin/ramster-conf get "$conf" "$node" name)
 pool=$(/bin/ramster-conf get "$conf" "$node" pool_percent)
+cluster=$(/bin/ramster-conf get "$conf" "$node" cluster)
 
 hostname "$name"
 ip link set lo up
 ip link set eth0 up
 ip addr add "$ip/24" dev eth0
 swap_on
-load_ramster max_pool_percent="$pool"
+# shellcheck disable=SC2086  # the parameters are words on purpose
+load_ramster max_pool_percent="$pool" cluster_name="$cluster" $params
 /bin/ramster-conf apply "$conf" "$node"
 echo "RAMSTER-NODE: $name (node $node) up at $ip"
 
@@ -38,6 +43,7 @@ while read -r id cmd <&3; do
 	cat /tmp/agent.out >&3
 	echo "@@RAMSTER-END $id $rc" >&3
 done
-# Orderly: swap comes back in before the node goes.
-swapoff -a
+# Orderly: swap comes back in before the node goes (the host's "down"
+# did it already on every node while all of them were up).
+swapoff /dev/vda 2>/dev/null
 echo "RAMSTER-NODE: $name down"

@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * remote.c - the remote tier: this node's pages in other nodes' RAM
+ *
+ * Remotification: a thread moves the oldest compressed pages of the local
+ * pool (the head of each tree's LRU) to other nodes whenever the pool is
+ * above remote_local_percent of its limit: woken by the store path when
+ * it crosses that mark (pressure) and every remote_interval_ms otherwise
+ * (background).  The holder is the live peer that advertised the most
+ * free room in its keepalives.  Up to remote_window PUTs are in flight.
+ * On a positive PUT_REPLY the entry records its holder and its local copy
+ * is freed (at once if nobody else uses the entry, else by a later pass);
+ * on refusal or error the page simply stays local.  Pages the pool
+ * cannot take are refused by the store path and go to the swap device.
+ *
+ * Remote load: a synchronous GET to the holder, bounded by the request
+ * timeout.  The reply must name the same (type, offset, generation) and
+ * carry data of the length and crc32c recorded when the page left; only
+ * then is it decompressed.  Anything else is an error, counted, logged,
+ * and never returned as data.  Loads leave the remote copy in place.
+ *
+ * Invalidation: an entry's remote copies are forgotten when the entry is
+ * freed, which can happen under the swap area's spinlock
+ * (invalidate_page): the (node, key) pairs are pushed on a ring under a
+ * spinlock and a work item sends them in INVALIDATE frames of up to
+ * RAMSTER_WIRE_MAX_INVALIDATE keys.  A stale INVALIDATE cannot hurt a
+ * later version of the slot: it names a generation, and holders only
+ * remove that generation (foreign.c).  swapoff sends one
+ * INVALIDATE_AREA per live holder instead of a key per page.
+ *
+ * Locking: the tree lock protects entries (index.h); the invalidation
+ * ring's lock nests inside it.  The remotification thread and request
+ * completions take a tree lock only for short, non-sleeping sections.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/crc32c.h>
+#include <linux/debugfs.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "ramster.h"
+#include "compress.h"
+#include "index.h"
+#include "local.h"
+#include "policy.h"
+#include "remote.h"
+#include "stats.h"
+#include "transport.h"
+
+/*********************************
+ * module parameters
+ *********************************/
+static unsigned int remote_local_percent = 50;
+module_param(remote_local_percent, uint, 0644);
+MODULE_PARM_DESC(remote_local_percent,
+		 "remotify the oldest pages while the local pool is above this percent of its limit (default 50)");
+
+static unsigned int remote_interval_ms = 1000;
+module_param(remote_interval_ms, uint, 0644);
+MODULE_PARM_DESC(remote_interval_ms,
+		 "background remotification interval (default 1000)");
+
+static unsigned int remote_window = 32;
+module_param(remote_window, uint, 0644);
+MODULE_PARM_DESC(remote_window, "PUTs in flight at most (default 32)");
+
+#define RAMSTER_INVAL_RING	8192	/* power of 2 */
+#define RAMSTER_LRU_SCAN	64	/* entries looked at per pick */
+#define RAMSTER_LAT_SAMPLES	1024
+
+static struct ramster_tree **ramster_remote_trees;
+static const struct ramster_local_limits *ramster_remote_limits;
+static struct task_struct *ramster_remotify_thread;
+static DECLARE_WAIT_QUEUE_HEAD(ramster_remotify_wait);
+static bool ramster_remotify_kicked;
+static atomic_t ramster_remote_inflight = ATOMIC_INIT(0);
+static unsigned int ramster_remotify_cursor;
+
+/*********************************
+ * remote load latency samples
+ *********************************/
+static u32 ramster_lat_us[RAMSTER_LAT_SAMPLES];
+static atomic_t ramster_lat_next = ATOMIC_INIT(0);
+
+static void ramster_lat_record(ktime_t start)
+{
+	unsigned int i = (unsigned int)atomic_inc_return(&ramster_lat_next) - 1;
+
+	WRITE_ONCE(ramster_lat_us[i % RAMSTER_LAT_SAMPLES],
+		   (u32)min_t(s64, ktime_us_delta(ktime_get(), start), U32_MAX));
+}
+
+/* The last RAMSTER_LAT_SAMPLES remote load latencies, in microseconds. */
+static int ramster_lat_show(struct seq_file *m, void *v)
+{
+	unsigned int n = atomic_read(&ramster_lat_next), i;
+
+	for (i = 0; i < min_t(unsigned int, n, RAMSTER_LAT_SAMPLES); i++)
+		seq_printf(m, "%u\n", READ_ONCE(ramster_lat_us[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ramster_lat);
+
+/*********************************
+ * remotification
+ *********************************/
+/**
+ * struct ramster_put_req - a PUT in flight
+ * @req: the request
+ * @tree: the entry's tree
+ * @entry: the entry, referenced, flagged RAMSTER_ENTRY_REMOTIFYING
+ * @crc: crc32c of the data sent
+ */
+struct ramster_put_req {
+	struct ramster_req req;
+	struct ramster_tree *tree;
+	struct ramster_entry *entry;
+	u32 crc;
+};
+
+/* Is the local pool above the mark where pages start leaving? */
+bool ramster_remote_over_target(void)
+{
+	unsigned int percent = ramster_remote_limits->max_pool_percent;
+
+	percent = max(1U, percent * min(remote_local_percent, 100U) / 100);
+	return ramster_pool_limit_hit(ramster_local_pool_pages(),
+				      totalram_pages(), percent);
+}
+
+void ramster_remote_kick(void)
+{
+	if (!READ_ONCE(ramster_remotify_kicked)) {
+		WRITE_ONCE(ramster_remotify_kicked, true);
+		wake_up(&ramster_remotify_wait);
+	}
+}
+
+/* Drop a local copy that has a remote twin; tree locked, no users. */
+static void ramster_drop_local_copy(struct ramster_tree *tree,
+				    struct ramster_entry *entry)
+{
+	lockdep_assert_held(&tree->lock);
+	ramster_local_free(entry);
+	list_del_init(&entry->lru);
+}
+
+static bool ramster_keys_match(const struct ramster_wire_key *key,
+			       const struct ramster_tree *tree,
+			       const struct ramster_entry *entry)
+{
+	return le16_to_cpu(key->swap_type) == tree->type &&
+	       le64_to_cpu(key->offset) == entry->offset &&
+	       le64_to_cpu(key->gen) == entry->gen;
+}
+
+static void ramster_put_done(struct ramster_req *req, int err,
+			     const struct ramster_wire_hdr *hdr,
+			     const void *payload)
+{
+	struct ramster_put_req *preq = container_of(req, struct ramster_put_req,
+						    req);
+	const struct ramster_wire_status *st = payload;
+	struct ramster_entry *entry = preq->entry;
+	struct ramster_tree *tree = preq->tree;
+	u32 status = RAMSTER_ST_OK;
+
+	if (!err && !ramster_keys_match(&st->key, tree, entry)) {
+		ramster_stat_inc(RAMSTER_STAT_PROTOCOL_ERRORS);
+		pr_warn_ratelimited("node %u: PUT_REPLY for another page\n",
+				    req->node);
+		err = -EPROTO;
+	}
+	if (!err)
+		status = le32_to_cpu(st->status);
+
+	spin_lock(&tree->lock);
+	entry->flags &= ~RAMSTER_ENTRY_REMOTIFYING;
+	if (!err && status == RAMSTER_ST_OK) {
+		entry->holders[0] = req->node;
+		entry->crc = preq->crc;
+		ramster_transport_held_there(req->node, 1);
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_PAGES);
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_PUTS);
+		/* The tree's reference and ours: nobody reads the copy. */
+		if (entry->refcount == 2)
+			ramster_drop_local_copy(tree, entry);
+	} else if (!err) {
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_PUTS_REFUSED);
+	} else {
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_PUTS_FAILED);
+	}
+	ramster_entry_put(tree, entry);
+	spin_unlock(&tree->lock);
+
+	kfree(preq);
+	atomic_dec(&ramster_remote_inflight);
+	wake_up(&ramster_remotify_wait);
+}
+
+/*
+ * The oldest entry of @tree that can leave, referenced and flagged
+ * REMOTIFYING; NULL if none.  Stale local copies met on the way are
+ * dropped.
+ */
+static struct ramster_entry *ramster_remotify_pick(struct ramster_tree *tree)
+{
+	struct ramster_entry *entry, *next, *found = NULL;
+	int scanned = 0;
+
+	spin_lock(&tree->lock);
+	list_for_each_entry_safe(entry, next, &tree->lru, lru) {
+		if (++scanned > RAMSTER_LRU_SCAN)
+			break;
+		if (entry->flags & RAMSTER_ENTRY_REMOTIFYING)
+			continue;
+		if (ramster_entry_is_remote(entry)) {
+			if (entry->refcount == 1)
+				ramster_drop_local_copy(tree, entry);
+			continue;
+		}
+		found = entry;
+		found->flags |= RAMSTER_ENTRY_REMOTIFYING;
+		ramster_entry_get(found);
+		list_move_tail(&found->lru, &tree->lru);
+		break;
+	}
+	spin_unlock(&tree->lock);
+	return found;
+}
+
+/* Undo a pick whose PUT could not be sent. */
+static void ramster_remotify_unpick(struct ramster_tree *tree,
+				    struct ramster_entry *entry)
+{
+	spin_lock(&tree->lock);
+	entry->flags &= ~RAMSTER_ENTRY_REMOTIFYING;
+	ramster_entry_put(tree, entry);
+	spin_unlock(&tree->lock);
+}
+
+/*
+ * Send one page away.  Returns 0 when a PUT is in flight, -ENOSPC when no
+ * peer has room, -ENOENT when there is nothing to send, or another error.
+ */
+static int ramster_remotify_one(void)
+{
+	struct ramster_tree *tree = NULL;
+	struct ramster_entry *entry = NULL;
+	struct ramster_put_req *preq;
+	struct ramster_wire_page *wp;
+	struct ramster_msg *msg;
+	unsigned int i, type;
+	u8 node;
+	int ret;
+
+	ret = ramster_transport_pick_holder(&node);
+	if (ret)
+		return ret;
+	for (i = 0; i < MAX_SWAPFILES && !entry; i++) {
+		type = (ramster_remotify_cursor + i) % MAX_SWAPFILES;
+		tree = ramster_remote_trees[type];
+		if (tree)
+			entry = ramster_remotify_pick(tree);
+	}
+	if (!entry)
+		return -ENOENT;
+	ramster_remotify_cursor = (type + 1) % MAX_SWAPFILES;
+
+	preq = kzalloc(sizeof(*preq), GFP_NOIO | __GFP_NOWARN);
+	msg = ramster_msg_alloc(RAMSTER_MSG_PUT, sizeof(*wp) + entry->length,
+				GFP_NOIO | __GFP_NOWARN);
+	if (!preq || !msg) {
+		kfree(preq);
+		if (msg)
+			ramster_msg_free(msg);
+		ramster_remotify_unpick(tree, entry);
+		return -ENOMEM;
+	}
+	wp = (void *)msg->payload;
+	memset(wp, 0, sizeof(*wp));
+	wp->key.swap_type = cpu_to_le16(tree->type);
+	wp->key.offset = cpu_to_le64(entry->offset);
+	wp->key.gen = cpu_to_le64(entry->gen);
+	wp->clen = cpu_to_le32(entry->length);
+	wp->compressor = ramster_comp_wire_id();
+	/* Our reference keeps the local copy: nobody frees it meanwhile. */
+	ramster_local_copy(entry, wp + 1);
+	preq->crc = crc32c(0, wp + 1, entry->length);
+	wp->dcrc = cpu_to_le32(preq->crc);
+	preq->tree = tree;
+	preq->entry = entry;
+	preq->req.reply_type = RAMSTER_MSG_PUT_REPLY;
+	preq->req.done = ramster_put_done;
+
+	atomic_inc(&ramster_remote_inflight);
+	ret = ramster_send(node, msg, &preq->req);
+	if (ret) {
+		atomic_dec(&ramster_remote_inflight);
+		kfree(preq);
+		ramster_remotify_unpick(tree, entry);
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_PUTS_FAILED);
+	}
+	return ret;
+}
+
+static bool ramster_remotify_window_open(void)
+{
+	return atomic_read(&ramster_remote_inflight) <
+	       max(1U, READ_ONCE(remote_window));
+}
+
+static int ramster_remotify_fn(void *arg)
+{
+	/* It frees memory: it may use reserves, it must not reclaim. */
+	unsigned int noreclaim = memalloc_noreclaim_save();
+	int ret;
+
+	while (!kthread_should_stop()) {
+		wait_event_timeout(ramster_remotify_wait,
+				   READ_ONCE(ramster_remotify_kicked) ||
+				   kthread_should_stop(),
+				   msecs_to_jiffies(remote_interval_ms));
+		WRITE_ONCE(ramster_remotify_kicked, false);
+		if (!ramster_transport_may_remotify() ||
+		    !ramster_comp_wire_id())
+			continue;
+		while (!kthread_should_stop() && ramster_remote_over_target()) {
+			wait_event_timeout(ramster_remotify_wait,
+					   ramster_remotify_window_open() ||
+					   kthread_should_stop(), HZ);
+			if (!ramster_remotify_window_open())
+				continue;
+			ret = ramster_remotify_one();
+			if (ret)
+				break;
+			cond_resched();
+		}
+	}
+	/* Let the PUTs in flight finish or fail before the trees go. */
+	wait_event_timeout(ramster_remotify_wait,
+			   !atomic_read(&ramster_remote_inflight), 30 * HZ);
+	memalloc_noreclaim_restore(noreclaim);
+	return 0;
+}
+
+/*********************************
+ * remote load
+ *********************************/
+/**
+ * struct ramster_get_req - a GET waited for by a load
+ * @req: the request
+ * @done: completed by ramster_get_done()
+ * @tree: the entry's tree
+ * @entry: the entry, referenced by the load
+ * @buf: receives entry->length bytes of data
+ * @err: 0 or why the reply is not the page
+ */
+struct ramster_get_req {
+	struct ramster_req req;
+	struct completion done;
+	struct ramster_tree *tree;
+	struct ramster_entry *entry;
+	void *buf;
+	int err;
+};
+
+static void ramster_get_done(struct ramster_req *req, int err,
+			     const struct ramster_wire_hdr *hdr,
+			     const void *payload)
+{
+	struct ramster_get_req *greq = container_of(req, struct ramster_get_req,
+						    req);
+	const struct ramster_wire_page *wp = payload;
+	struct ramster_entry *entry = greq->entry;
+
+	if (err)
+		goto out;
+	err = -EIO;
+	if (!ramster_keys_match(&wp->key, greq->tree, entry)) {
+		pr_err_ratelimited("node %u: GET_REPLY names another page\n",
+				   req->node);
+		goto out;
+	}
+	if (le32_to_cpu(wp->status) != RAMSTER_ST_OK) {
+		pr_err_ratelimited("node %u: swap type %u offset %lu: not held there (status %u)\n",
+				   req->node, greq->tree->type, entry->offset,
+				   le32_to_cpu(wp->status));
+		goto out;
+	}
+	if (le32_to_cpu(wp->clen) != entry->length ||
+	    le32_to_cpu(wp->dcrc) != entry->crc ||
+	    crc32c(0, wp + 1, entry->length) != entry->crc) {
+		pr_err_ratelimited("node %u: swap type %u offset %lu: data differs from what was sent\n",
+				   req->node, greq->tree->type, entry->offset);
+		goto out;
+	}
+	memcpy(greq->buf, wp + 1, entry->length);
+	err = 0;
+out:
+	greq->err = err;
+	complete(&greq->done);
+}
+
+/**
+ * ramster_remote_load - fetch a page from the node that holds it
+ * @tree: the entry's tree
+ * @entry: the entry, referenced by the caller, with a remote copy
+ * @page: the page to fill
+ *
+ * Return: 0 with the page filled, or a negative errno with the page's
+ * contents undefined.
+ */
+int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
+			struct page *page)
+{
+	struct ramster_get_req greq = {
+		.tree = tree,
+		.entry = entry,
+		.req.reply_type = RAMSTER_MSG_GET_REPLY,
+		.req.done = ramster_get_done,
+	};
+	unsigned long timeout;
+	struct ramster_wire_key *key;
+	struct ramster_msg *msg;
+	ktime_t start = ktime_get();
+	int ret;
+
+	init_completion(&greq.done);
+	greq.buf = kmalloc(entry->length, GFP_NOIO | __GFP_NOWARN);
+	msg = ramster_msg_alloc(RAMSTER_MSG_GET, sizeof(*key),
+				GFP_NOIO | __GFP_NOWARN);
+	if (!greq.buf || !msg) {
+		if (msg)
+			ramster_msg_free(msg);
+		ret = -ENOMEM;
+		goto out_failed;
+	}
+	key = (void *)msg->payload;
+	memset(key, 0, sizeof(*key));
+	key->swap_type = cpu_to_le16(tree->type);
+	key->offset = cpu_to_le64(entry->offset);
+	key->gen = cpu_to_le64(entry->gen);
+
+	ret = ramster_send(entry->holders[0], msg, &greq.req);
+	if (ret)
+		goto out_failed;
+	/* The link's own request timeout answers first; this is a backstop. */
+	timeout = msecs_to_jiffies(ramster_transport_request_timeout_ms() + 2000);
+	if (!wait_for_completion_timeout(&greq.done, timeout)) {
+		if (ramster_req_cancel(&greq.req)) {
+			ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_TIMEOUT);
+			ret = -ETIMEDOUT;
+			goto out_log;
+		}
+		wait_for_completion(&greq.done);
+	}
+	ret = greq.err;
+	if (ret == -EIO) {
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_BAD);
+		goto out_log;
+	}
+	if (ret)
+		goto out_failed;
+	ret = ramster_local_decompress(greq.buf, entry->length, page);
+	if (ret) {
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_BAD);
+		goto out_log;
+	}
+	ramster_lat_record(start);
+	ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS);
+	kfree(greq.buf);
+	return 0;
+
+out_failed:
+	ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_FAILED);
+out_log:
+	pr_err_ratelimited("swap type %u offset %lu: page held by node %u cannot be fetched (%d)\n",
+			   tree->type, entry->offset, entry->holders[0], ret);
+	kfree(greq.buf);
+	return ret;
+}
+
+/*********************************
+ * invalidation
+ *********************************/
+struct ramster_inval {
+	u8 node;
+	u16 type;
+	pgoff_t offset;
+	u64 gen;
+};
+
+static DEFINE_SPINLOCK(ramster_inval_lock);	/* protects the ring */
+static struct ramster_inval *ramster_inval_ring;
+static unsigned int ramster_inval_head, ramster_inval_tail;
+static struct ramster_msg *ramster_inval_batch[RAMSTER_MAX_NODES];
+static void ramster_inval_work_fn(struct work_struct *work);
+static DECLARE_WORK(ramster_inval_work, ramster_inval_work_fn);
+
+/**
+ * ramster_remote_forget - an entry with remote copies is being freed
+ * @tree: its tree, locked
+ * @entry: the entry
+ *
+ * Queues an INVALIDATE of each copy, unless the whole area is being
+ * invalidated.  Called under the tree lock, maybe under the swap area's
+ * lock: it only takes a spinlock and queues work.
+ */
+void ramster_remote_forget(struct ramster_tree *tree,
+			   struct ramster_entry *entry)
+{
+	struct ramster_inval *iv;
+	int i;
+
+	lockdep_assert_held(&tree->lock);
+	for (i = 0; i < RAMSTER_MAX_HOLDERS; i++) {
+		u8 node = entry->holders[i];
+
+		if (node == RAMSTER_NO_NODE)
+			continue;
+		entry->holders[i] = RAMSTER_NO_NODE;
+		ramster_transport_held_there(node, -1);
+		if (tree->dropping)
+			continue;
+		spin_lock(&ramster_inval_lock);
+		if (ramster_inval_head - ramster_inval_tail < RAMSTER_INVAL_RING) {
+			iv = &ramster_inval_ring[ramster_inval_head++ %
+						 RAMSTER_INVAL_RING];
+			iv->node = node;
+			iv->type = tree->type;
+			iv->offset = entry->offset;
+			iv->gen = entry->gen;
+		} else {
+			/* The holder keeps a copy nobody will ask for. */
+			ramster_stat_inc(RAMSTER_STAT_REMOTE_INVALIDATES_LOST);
+		}
+		spin_unlock(&ramster_inval_lock);
+	}
+	ramster_stat_dec(RAMSTER_STAT_REMOTE_PAGES);
+	queue_work(system_unbound_wq, &ramster_inval_work);
+}
+
+static void ramster_inval_send(u8 node)
+{
+	struct ramster_msg *msg = ramster_inval_batch[node];
+	struct ramster_wire_invalidate *inv = (void *)msg->payload;
+	u32 count = le32_to_cpu(inv->count);
+
+	ramster_inval_batch[node] = NULL;
+	msg->hdr.plen = cpu_to_le32(sizeof(*inv) +
+				    count * sizeof(struct ramster_wire_key));
+	if (ramster_send(node, msg, NULL))
+		ramster_stat_add(RAMSTER_STAT_REMOTE_INVALIDATES_LOST, count);
+	else
+		ramster_stat_add(RAMSTER_STAT_REMOTE_INVALIDATES, count);
+}
+
+/* Add one key to its node's INVALIDATE frame; send the frame when full. */
+static void ramster_inval_add(const struct ramster_inval *iv)
+{
+	struct ramster_wire_invalidate *inv;
+	struct ramster_wire_key *key;
+	struct ramster_msg *msg = ramster_inval_batch[iv->node];
+	u32 count;
+
+	if (!msg) {
+		msg = ramster_msg_alloc(RAMSTER_MSG_INVALIDATE,
+					sizeof(*inv) + RAMSTER_WIRE_MAX_INVALIDATE *
+					sizeof(*key), GFP_NOIO | __GFP_NOWARN);
+		if (!msg) {
+			ramster_stat_inc(RAMSTER_STAT_REMOTE_INVALIDATES_LOST);
+			return;
+		}
+		inv = (void *)msg->payload;
+		inv->count = 0;
+		inv->rsvd = 0;
+		ramster_inval_batch[iv->node] = msg;
+	}
+	inv = (void *)msg->payload;
+	count = le32_to_cpu(inv->count);
+	key = (struct ramster_wire_key *)(inv + 1) + count;
+	memset(key, 0, sizeof(*key));
+	key->swap_type = cpu_to_le16(iv->type);
+	key->offset = cpu_to_le64(iv->offset);
+	key->gen = cpu_to_le64(iv->gen);
+	inv->count = cpu_to_le32(count + 1);
+	if (count + 1 == RAMSTER_WIRE_MAX_INVALIDATE)
+		ramster_inval_send(iv->node);
+}
+
+/* Drain the ring into INVALIDATE frames (one work item: no concurrency). */
+static void ramster_inval_work_fn(struct work_struct *work)
+{
+	struct ramster_inval iv;
+	int node;
+
+	for (;;) {
+		spin_lock(&ramster_inval_lock);
+		if (ramster_inval_tail == ramster_inval_head) {
+			spin_unlock(&ramster_inval_lock);
+			break;
+		}
+		iv = ramster_inval_ring[ramster_inval_tail++ % RAMSTER_INVAL_RING];
+		spin_unlock(&ramster_inval_lock);
+		ramster_inval_add(&iv);
+	}
+	for (node = 0; node < RAMSTER_MAX_NODES; node++)
+		if (ramster_inval_batch[node])
+			ramster_inval_send(node);
+}
+
+static void ramster_send_invalidate_area(u8 node, void *arg)
+{
+	struct ramster_wire_area *area;
+	struct ramster_msg *msg;
+
+	msg = ramster_msg_alloc(RAMSTER_MSG_INVALIDATE_AREA, sizeof(*area),
+				GFP_KERNEL);
+	if (!msg)
+		return;
+	area = (void *)msg->payload;
+	memset(area, 0, sizeof(*area));
+	area->swap_type = cpu_to_le16(*(unsigned int *)arg);
+	if (!ramster_send(node, msg, NULL))
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_INVALIDATE_AREAS);
+}
+
+/* swapoff: every holder drops the area's pages (after the queued keys). */
+void ramster_remote_invalidate_area(unsigned int type)
+{
+	flush_work(&ramster_inval_work);
+	ramster_transport_for_each_live(ramster_send_invalidate_area, &type);
+}
+
+/* A holder restarted: the pages it held for us are gone. */
+void ramster_remote_holder_restarted(u8 node)
+{
+	pr_err("node %u restarted: the pages of ours it held are lost; loads of them will fail\n",
+	       node);
+}
+
+/*********************************
+ * init and exit
+ *********************************/
+int ramster_remote_init(struct ramster_tree **trees,
+			const struct ramster_local_limits *limits,
+			struct dentry *debugfs_root)
+{
+	ramster_remote_trees = trees;
+	ramster_remote_limits = limits;
+	ramster_inval_ring = vmalloc(RAMSTER_INVAL_RING *
+				     sizeof(*ramster_inval_ring));
+	if (!ramster_inval_ring)
+		return -ENOMEM;
+	ramster_remotify_thread = kthread_run(ramster_remotify_fn, NULL,
+					      "ramster-remotify");
+	if (IS_ERR(ramster_remotify_thread)) {
+		vfree(ramster_inval_ring);
+		return PTR_ERR(ramster_remotify_thread);
+	}
+	debugfs_create_file("remote_load_latency_us", 0444, debugfs_root, NULL,
+			    &ramster_lat_fops);
+	return 0;
+}
+
+void ramster_remote_exit(void)
+{
+	kthread_stop(ramster_remotify_thread);
+	flush_work(&ramster_inval_work);
+	vfree(ramster_inval_ring);
+}

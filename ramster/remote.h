@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * remote.h - the remote tier: this node's pages in other nodes' RAM
+ */
+#ifndef _RAMSTER_REMOTE_H
+#define _RAMSTER_REMOTE_H
+
+#include <linux/types.h>
+
+struct dentry;
+struct page;
+struct ramster_entry;
+struct ramster_local_limits;
+struct ramster_tree;
+
+int ramster_remote_init(struct ramster_tree **trees,
+			const struct ramster_local_limits *limits,
+			struct dentry *debugfs_root);
+void ramster_remote_exit(void);
+void ramster_remote_kick(void);
+bool ramster_remote_over_target(void);
+int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
+			struct page *page);
+void ramster_remote_forget(struct ramster_tree *tree,
+			   struct ramster_entry *entry);
+void ramster_remote_invalidate_area(unsigned int type);
+void ramster_remote_holder_restarted(u8 node);
+
+#endif /* _RAMSTER_REMOTE_H */

@@ -1,0 +1,1411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * transport.c - links to the other nodes over kernel TCP sockets
+ *
+ * One TCP connection per pair of nodes that have something to say to each
+ * other: a pair is linked if either node may send pages that the other
+ * may hold (so client-client and server-server pairs are not).  As in
+ * o2net, one side connects, here the node with the higher number; the
+ * other accepts.  Either side then sends requests on the link.
+ *
+ * Each peer has one thread that runs its link through these states:
+ *
+ *   DOWN --(we connect, backoff over)--> CONNECTING --(connected, HELLO
+ *   sent)--> HANDSHAKE --(valid HELLO_REPLY)--> LIVE
+ *   DOWN --(the listener accepted and answered a valid HELLO)--> LIVE
+ *   CONNECTING, HANDSHAKE, LIVE --(error, EOF, malformed frame, no frame
+ *   for link_timeout_ms, a request unanswered for request_timeout_ms, a
+ *   newer connection from the same node, module exit)--> DOWN
+ *
+ * Backoff doubles from 100 ms up to reconnect_max_ms, and is reset by a
+ * link that came up.  While LIVE the thread is the link's receiver: it
+ * reads a header, validates it (wire.c) before reading the payload,
+ * validates the payload, then dispatches.  A frame that breaks a rule is
+ * counted (rx_*), logged, and takes the link down; the other links are not
+ * affected.  The receive timeout is a tick of keepalive_ms, on which the
+ * thread sends keepalives and checks the link and request timeouts, so
+ * every wait in this file is bounded by a module parameter.
+ *
+ * Sending: ramster_send() only queues a frame and kicks the peer's tx
+ * work, so callers never block on the network (the receiver answers
+ * requests the same way, so two nodes answering each other cannot both
+ * block on full socket buffers).  The tx work runs under
+ * memalloc_noreclaim_save() with sk_set_memalloc() on the socket and
+ * loops until a frame is sent, with MSG_NOSIGNAL and a bounded
+ * sk_sndtimeo: sending is how memory gets freed, so it must neither
+ * recurse into reclaim nor wait forever.  The receiver runs under
+ * memalloc_noio_save(): it may reclaim, but never by swapping.
+ *
+ * A request that expects a reply (PUT, GET) is on the peer's pending list
+ * from ramster_send() until its reply arrives, or the link goes down, and
+ * its ->done() is called exactly once, by whoever takes it off the list.
+ *
+ * Locking: peer->lock (spinlock) protects the state, the sockets handed
+ * over, the send queue, the pending list and the advertised capacity.
+ * peer->tx_mutex serialises senders and protects peer->tx_sock; it is
+ * taken before peer->lock, never inside it.  ramster_peers[] is filled at
+ * start and only emptied at module exit, after every thread stopped.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/crc32c.h>
+#include <linux/debugfs.h>
+#include <linux/in.h>
+#include <linux/kthread.h>
+#include <linux/moduleparam.h>
+#include <linux/net.h>
+#include <linux/random.h>
+#include <linux/sched/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "ramster.h"
+#include "foreign.h"
+#include "remote.h"
+#include "stats.h"
+#include "transport.h"
+
+/*********************************
+ * module parameters
+ *********************************/
+static char *cluster_name = "ramster";
+module_param(cluster_name, charp, 0444);
+MODULE_PARM_DESC(cluster_name,
+		 "cluster name, as in cluster.conf; peers of another cluster are refused");
+
+static unsigned int connect_timeout_ms = 3000;
+module_param(connect_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(connect_timeout_ms, "bound on one connect() (default 3000)");
+
+static unsigned int handshake_timeout_ms = 3000;
+module_param(handshake_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(handshake_timeout_ms,
+		 "bound on the HELLO exchange of a new link (default 3000)");
+
+static unsigned int request_timeout_ms = 5000;
+module_param(request_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(request_timeout_ms,
+		 "a request unanswered this long takes its link down (default 5000)");
+
+static unsigned int keepalive_ms = 1000;
+module_param(keepalive_ms, uint, 0644);
+MODULE_PARM_DESC(keepalive_ms,
+		 "keepalive interval; also the tick of the link checks (default 1000)");
+
+static unsigned int link_timeout_ms = 5000;
+module_param(link_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(link_timeout_ms,
+		 "a link that receives nothing this long is down (default 5000)");
+
+static unsigned int reconnect_max_ms = 5000;
+module_param(reconnect_max_ms, uint, 0644);
+MODULE_PARM_DESC(reconnect_max_ms, "longest reconnect backoff (default 5000)");
+
+#define RAMSTER_BACKOFF_MIN_MS	100
+#define RAMSTER_RX_BUF_SIZE	(RAMSTER_WIRE_HDR_SIZE + \
+				 sizeof(struct ramster_wire_page) + \
+				 RAMSTER_WIRE_MAX_DATA)
+
+/*********************************
+ * peers
+ *********************************/
+enum ramster_link_state {
+	RAMSTER_LINK_DOWN,
+	RAMSTER_LINK_CONNECTING,
+	RAMSTER_LINK_HANDSHAKE,
+	RAMSTER_LINK_LIVE,
+	RAMSTER_NR_LINK_STATES
+};
+
+static const char * const ramster_link_state_names[RAMSTER_NR_LINK_STATES] = {
+	[RAMSTER_LINK_DOWN] = "down",
+	[RAMSTER_LINK_CONNECTING] = "connecting",
+	[RAMSTER_LINK_HANDSHAKE] = "handshake",
+	[RAMSTER_LINK_LIVE] = "live",
+};
+
+/**
+ * struct ramster_peer - another node and our link to it
+ * @info: its configuration
+ * @we_connect: our number is higher: we connect, it accepts
+ * @we_send: we may put pages there
+ * @we_hold: we may hold its pages
+ * @thread: runs the link (see the file comment)
+ * @wait: the thread waits here for a handed-over socket or a stop
+ * @lock: protects the fields below it, up to @tx_mutex
+ * @state: enum ramster_link_state
+ * @accepted: a connection the listener accepted and answered
+ * @accepted_version: its negotiated protocol version
+ * @accepted_instance: its sender's instance
+ * @version: protocol version of the live link
+ * @instance: the peer's instance as of the last handshake
+ * @instance_known: @instance is valid
+ * @txq: frames waiting for the tx work
+ * @pending: requests waiting for their replies, oldest first
+ * @next_req_id: id of the next request
+ * @free_pages: pages it last said it would take from us, minus the PUTs
+ *	sent since
+ * @held_for_us: pages it last said it holds for us
+ * @last_rx: jiffies of the last byte received
+ * @last_keepalive: jiffies of the last keepalive queued
+ * @tx_mutex: serialises the tx work; protects @tx_sock
+ * @tx_sock: the live socket, for the tx work
+ * @tx_work: sends @txq
+ * @held_there: our pages it holds, by our index
+ * @rtt_us: smoothed round-trip time of requests, in microseconds
+ * @link_ups: times the link came up
+ * @link_downs: times it went down
+ * @rxbuf: one received frame
+ */
+struct ramster_peer {
+	struct ramster_node_info info;
+	bool we_connect;
+	bool we_send;
+	bool we_hold;
+	struct task_struct *thread;
+	wait_queue_head_t wait;
+
+	spinlock_t lock;		/* see above */
+	enum ramster_link_state state;
+	struct socket *accepted;
+	u8 accepted_version;
+	u32 accepted_instance;
+	u8 version;
+	u32 instance;
+	bool instance_known;
+	struct list_head txq;
+	struct list_head pending;
+	u64 next_req_id;
+	s64 free_pages;
+	u64 held_for_us;
+	unsigned long last_rx;
+	unsigned long last_keepalive;
+
+	struct mutex tx_mutex;		/* see above */
+	struct socket *tx_sock;
+	struct work_struct tx_work;
+
+	atomic64_t held_there;
+	u64 rtt_us;
+	u64 link_ups;
+	u64 link_downs;
+	u8 *rxbuf;
+};
+
+static struct ramster_peer *ramster_peers[RAMSTER_MAX_NODES];
+static struct ramster_node_info ramster_local_info;
+static bool ramster_started;
+static u32 ramster_instance;
+static struct socket *ramster_listen_sock;
+static struct task_struct *ramster_listen_thread;
+static struct workqueue_struct *ramster_tx_wq;
+static struct dentry *ramster_debugfs_peers;
+
+static bool ramster_role_sends(enum ramster_role role)
+{
+	return role == RAMSTER_ROLE_PEER || role == RAMSTER_ROLE_CLIENT;
+}
+
+static bool ramster_role_holds(enum ramster_role role)
+{
+	return role == RAMSTER_ROLE_PEER || role == RAMSTER_ROLE_SERVER;
+}
+
+static void ramster_peer_set_state(struct ramster_peer *peer,
+				   enum ramster_link_state state)
+{
+	spin_lock(&peer->lock);
+	peer->state = state;
+	spin_unlock(&peer->lock);
+}
+
+/*********************************
+ * frames out
+ *********************************/
+/**
+ * ramster_msg_alloc - allocate a frame to send
+ * @type: message type
+ * @plen: payload length
+ * @gfp: allocation flags
+ *
+ * Return: the frame with its type and length set, or NULL.
+ */
+struct ramster_msg *ramster_msg_alloc(u8 type, u32 plen, gfp_t gfp)
+{
+	struct ramster_msg *msg = kmalloc(struct_size(msg, payload, plen), gfp);
+
+	if (!msg)
+		return NULL;
+	memset(&msg->hdr, 0, sizeof(msg->hdr));
+	msg->hdr.type = type;
+	msg->hdr.plen = cpu_to_le32(plen);
+	return msg;
+}
+
+void ramster_msg_free(struct ramster_msg *msg)
+{
+	kfree(msg);
+}
+
+static void ramster_msg_seal(struct ramster_msg *msg, u8 version)
+{
+	u32 plen = le32_to_cpu(msg->hdr.plen);
+
+	msg->hdr.magic = cpu_to_le32(RAMSTER_WIRE_MAGIC);
+	msg->hdr.version = version;
+	msg->hdr.src_node = cpu_to_le16(ramster_local_info.num);
+	msg->hdr.pcrc = cpu_to_le32(plen ? crc32c(0, msg->payload, plen) : 0);
+}
+
+/**
+ * ramster_send - queue a frame to a node
+ * @node: the node
+ * @msg: the frame; always consumed
+ * @req: the request waiting for the reply, or NULL for one-way frames
+ *
+ * Return: 0 if queued (then @req->done will be called), -ENOENT for a node
+ * we have no link to, -ENOTCONN if the link is not live.
+ */
+int ramster_send(u8 node, struct ramster_msg *msg, struct ramster_req *req)
+{
+	struct ramster_peer *peer = ramster_peers[node];
+
+	if (!peer) {
+		ramster_msg_free(msg);
+		return -ENOENT;
+	}
+	ramster_msg_seal(msg, 0);
+
+	spin_lock(&peer->lock);
+	if (peer->state != RAMSTER_LINK_LIVE) {
+		spin_unlock(&peer->lock);
+		ramster_msg_free(msg);
+		return -ENOTCONN;
+	}
+	msg->hdr.version = peer->version;
+	if (req) {
+		req->id = ++peer->next_req_id;
+		req->node = node;
+		req->sent = ktime_get();
+		msg->hdr.req_id = cpu_to_le64(req->id);
+		list_add_tail(&req->list, &peer->pending);
+	}
+	list_add_tail(&msg->list, &peer->txq);
+	spin_unlock(&peer->lock);
+	queue_work(ramster_tx_wq, &peer->tx_work);
+	return 0;
+}
+
+/* Send a whole buffer; the socket's sk_sndtimeo bounds every wait. */
+static int ramster_sock_send(struct socket *sock, const void *buf, size_t len)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct kvec iov;
+	int ret;
+
+	while (len) {
+		iov.iov_base = (void *)buf;
+		iov.iov_len = len;
+		ret = kernel_sendmsg(sock, &msg, &iov, 1, len);
+		if (ret == -EAGAIN)
+			return -ETIMEDOUT;
+		if (ret <= 0)
+			return ret ? ret : -EPIPE;
+		buf += ret;
+		len -= ret;
+	}
+	return 0;
+}
+
+static int ramster_sock_send_msg(struct socket *sock, struct ramster_msg *msg)
+{
+	size_t len = sizeof(msg->hdr) + le32_to_cpu(msg->hdr.plen);
+	int ret;
+
+	ret = ramster_sock_send(sock, &msg->hdr, len);
+	if (!ret) {
+		ramster_stat_add(RAMSTER_STAT_BYTES_SENT, len);
+		ramster_stat_inc(RAMSTER_STAT_FRAMES_SENT);
+	}
+	return ret;
+}
+
+/*
+ * Send the queue.  A failed send shuts the socket down, which wakes the
+ * receiver to take the link down and fail the pending requests; frames
+ * queued behind it are dropped (their requests fail the same way).
+ */
+static void ramster_peer_tx_work(struct work_struct *work)
+{
+	struct ramster_peer *peer = container_of(work, struct ramster_peer,
+						 tx_work);
+	unsigned int noreclaim = memalloc_noreclaim_save();
+	struct ramster_msg *msg;
+	int ret;
+
+	mutex_lock(&peer->tx_mutex);
+	for (;;) {
+		spin_lock(&peer->lock);
+		msg = list_first_entry_or_null(&peer->txq, struct ramster_msg,
+					       list);
+		if (msg)
+			list_del(&msg->list);
+		spin_unlock(&peer->lock);
+		if (!msg)
+			break;
+		if (peer->tx_sock) {
+			ret = ramster_sock_send_msg(peer->tx_sock, msg);
+			if (ret) {
+				pr_warn_ratelimited("node %u: send failed (%d): closing the link\n",
+						    peer->info.num, ret);
+				kernel_sock_shutdown(peer->tx_sock, SHUT_RDWR);
+				peer->tx_sock = NULL;
+			}
+		}
+		ramster_msg_free(msg);
+	}
+	mutex_unlock(&peer->tx_mutex);
+	memalloc_noreclaim_restore(noreclaim);
+}
+
+/* Queue a keepalive: what we would still take from it, what we hold. */
+static void ramster_peer_send_keepalive(struct ramster_peer *peer)
+{
+	struct ramster_wire_keepalive *ka;
+	struct ramster_msg *msg;
+
+	msg = ramster_msg_alloc(RAMSTER_MSG_KEEPALIVE, sizeof(*ka),
+				GFP_KERNEL | __GFP_NOWARN);
+	if (!msg)
+		return;
+	ka = (void *)msg->payload;
+	ka->free_pages = cpu_to_le64(peer->we_hold ?
+				     ramster_foreign_free_pages() : 0);
+	ka->held_pages = cpu_to_le64(ramster_foreign_held_for(peer->info.num));
+	ramster_send(peer->info.num, msg, NULL);
+}
+
+/*********************************
+ * frames in
+ *********************************/
+/*
+ * The link checks, on every receive tick and after every frame: returns
+ * a negative errno when the link must go down.
+ */
+static int ramster_peer_check(struct ramster_peer *peer)
+{
+	unsigned long now = jiffies;
+	struct ramster_req *oldest;
+	bool keepalive, replaced;
+	ktime_t sent = 0;
+
+	spin_lock(&peer->lock);
+	replaced = peer->accepted;
+	oldest = list_first_entry_or_null(&peer->pending, struct ramster_req,
+					  list);
+	if (oldest)
+		sent = oldest->sent;
+	keepalive = time_after_eq(now, peer->last_keepalive +
+				  msecs_to_jiffies(keepalive_ms));
+	if (keepalive)
+		peer->last_keepalive = now;
+	spin_unlock(&peer->lock);
+
+	if (replaced) {
+		pr_info("node %u: connected again (it restarted?): replacing the link\n",
+			peer->info.num);
+		return -ECONNRESET;
+	}
+	if (time_after(now, peer->last_rx + msecs_to_jiffies(link_timeout_ms))) {
+		pr_warn("node %u: nothing received for %u ms: link down\n",
+			peer->info.num, link_timeout_ms);
+		return -ETIMEDOUT;
+	}
+	if (oldest && ktime_ms_delta(ktime_get(), sent) > request_timeout_ms) {
+		pr_warn("node %u: request unanswered for %u ms: link down\n",
+			peer->info.num, request_timeout_ms);
+		return -ETIMEDOUT;
+	}
+	if (keepalive)
+		ramster_peer_send_keepalive(peer);
+	return 0;
+}
+
+/*
+ * Read exactly @len bytes.  With @peer (a live link) a receive timeout is
+ * a tick for the link checks; without (a handshake) it is the end.
+ */
+static int ramster_sock_recv(struct socket *sock, struct ramster_peer *peer,
+			     void *buf, size_t len)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct kvec iov;
+	size_t done = 0;
+	int ret;
+
+	while (done < len) {
+		iov.iov_base = buf + done;
+		iov.iov_len = len - done;
+		ret = kernel_recvmsg(sock, &msg, &iov, 1, iov.iov_len,
+				     MSG_WAITALL | MSG_NOSIGNAL);
+		if (ret > 0) {
+			done += ret;
+			if (peer)
+				peer->last_rx = jiffies;
+			continue;
+		}
+		if (ret == 0)
+			return -ECONNRESET;
+		if (ret != -EAGAIN)
+			return ret;
+		if (!peer)
+			return -ETIMEDOUT;
+		if (kthread_should_stop())
+			return -ESHUTDOWN;
+		ret = ramster_peer_check(peer);
+		if (ret)
+			return ret;
+	}
+	ramster_stat_add(RAMSTER_STAT_BYTES_RECEIVED, len);
+	return 0;
+}
+
+static void ramster_count_wire_error(enum ramster_wire_error err)
+{
+	ramster_stat_inc(RAMSTER_STAT_RX_BAD_MAGIC + err - RAMSTER_WIRE_BAD_MAGIC);
+}
+
+/*
+ * Read and validate one frame into @buf (RAMSTER_RX_BUF_SIZE bytes): the
+ * header is checked before a byte of payload is read, so a length is
+ * never trusted.  @expect says what the connection knows.
+ */
+static int ramster_recv_frame(struct socket *sock, struct ramster_peer *peer,
+			      const struct ramster_wire_expect *expect,
+			      u8 *buf, const char *who)
+{
+	struct ramster_wire_hdr *hdr = (void *)buf;
+	enum ramster_wire_error err;
+	int ret;
+
+	ret = ramster_sock_recv(sock, peer, hdr, sizeof(*hdr));
+	if (ret)
+		return ret;
+	err = ramster_wire_check_hdr(hdr, expect);
+	if (!err) {
+		ret = ramster_sock_recv(sock, peer, hdr + 1,
+					le32_to_cpu(hdr->plen));
+		if (ret)
+			return ret;
+		err = ramster_wire_check_payload(hdr, hdr + 1);
+	}
+	if (err) {
+		ramster_count_wire_error(err);
+		pr_warn_ratelimited("%s: rejected frame (type %u): %s: closing the connection\n",
+				    who, hdr->type, ramster_wire_error_name(err));
+		return -EPROTO;
+	}
+	ramster_stat_inc(RAMSTER_STAT_FRAMES_RECEIVED);
+	return 0;
+}
+
+/* Take a request off the pending list by id; NULL if it is not there. */
+static struct ramster_req *ramster_peer_take_req(struct ramster_peer *peer,
+						 u64 id)
+{
+	struct ramster_req *req;
+
+	spin_lock(&peer->lock);
+	list_for_each_entry(req, &peer->pending, list) {
+		if (req->id == id) {
+			list_del_init(&req->list);
+			spin_unlock(&peer->lock);
+			return req;
+		}
+	}
+	spin_unlock(&peer->lock);
+	return NULL;
+}
+
+/**
+ * ramster_req_cancel - give up waiting for a reply
+ * @req: a request queued by ramster_send()
+ *
+ * Return: true if the request was still pending: ->done() will not be
+ * called.  False if ->done() runs or ran.
+ */
+bool ramster_req_cancel(struct ramster_req *req)
+{
+	struct ramster_peer *peer = ramster_peers[req->node];
+	bool pending;
+
+	spin_lock(&peer->lock);
+	pending = !list_empty(&req->list);
+	if (pending)
+		list_del_init(&req->list);
+	spin_unlock(&peer->lock);
+	return pending;
+}
+
+static int ramster_peer_reply(struct ramster_peer *peer,
+			      const struct ramster_wire_hdr *hdr,
+			      const void *payload)
+{
+	struct ramster_req *req;
+
+	req = ramster_peer_take_req(peer, le64_to_cpu(hdr->req_id));
+	if (!req) {
+		/* Its request timed out and was given up: harmless. */
+		ramster_stat_inc(RAMSTER_STAT_LATE_REPLIES);
+		return 0;
+	}
+	if (req->reply_type != hdr->type) {
+		req->done(req, -EPROTO, NULL, NULL);
+		ramster_stat_inc(RAMSTER_STAT_PROTOCOL_ERRORS);
+		pr_warn("node %u: reply of type %u to a request expecting %u: closing the link\n",
+			peer->info.num, hdr->type, req->reply_type);
+		return -EPROTO;
+	}
+	ramster_transport_note_rtt(peer->info.num, req->sent);
+	req->done(req, 0, hdr, payload);
+	return 0;
+}
+
+static int ramster_peer_answer_put(struct ramster_peer *peer,
+				   const struct ramster_wire_hdr *hdr,
+				   const struct ramster_wire_page *page)
+{
+	struct ramster_wire_status *st;
+	struct ramster_msg *msg;
+	u32 status;
+
+	if (peer->we_hold) {
+		status = ramster_foreign_put(peer->info.num, page);
+	} else {
+		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_REFUSED);
+		status = RAMSTER_ST_REFUSED;
+	}
+	msg = ramster_msg_alloc(RAMSTER_MSG_PUT_REPLY, sizeof(*st),
+				GFP_KERNEL | __GFP_NOWARN);
+	if (!msg)
+		return -ENOMEM;
+	st = (void *)msg->payload;
+	st->key = page->key;
+	st->status = cpu_to_le32(status);
+	st->rsvd = 0;
+	msg->hdr.req_id = hdr->req_id;
+	return ramster_send(peer->info.num, msg, NULL);
+}
+
+static int ramster_peer_answer_get(struct ramster_peer *peer,
+				   const struct ramster_wire_hdr *hdr,
+				   const struct ramster_wire_key *key)
+{
+	struct ramster_msg *msg;
+
+	msg = ramster_foreign_get(peer->info.num, key);
+	if (!msg)
+		return -ENOMEM;
+	msg->hdr.req_id = hdr->req_id;
+	return ramster_send(peer->info.num, msg, NULL);
+}
+
+/* Act on one validated frame of a live link. */
+static int ramster_peer_dispatch(struct ramster_peer *peer,
+				 const struct ramster_wire_hdr *hdr,
+				 const void *payload)
+{
+	const struct ramster_wire_keepalive *ka = payload;
+	const struct ramster_wire_invalidate *inv = payload;
+	const struct ramster_wire_area *area = payload;
+
+	switch (hdr->type) {
+	case RAMSTER_MSG_KEEPALIVE:
+		spin_lock(&peer->lock);
+		peer->free_pages = min_t(u64, le64_to_cpu(ka->free_pages),
+					 S64_MAX);
+		peer->held_for_us = le64_to_cpu(ka->held_pages);
+		spin_unlock(&peer->lock);
+		return 0;
+	case RAMSTER_MSG_PUT:
+		return ramster_peer_answer_put(peer, hdr, payload);
+	case RAMSTER_MSG_GET:
+		return ramster_peer_answer_get(peer, hdr, payload);
+	case RAMSTER_MSG_PUT_REPLY:
+	case RAMSTER_MSG_GET_REPLY:
+		return ramster_peer_reply(peer, hdr, payload);
+	case RAMSTER_MSG_INVALIDATE:
+		ramster_foreign_invalidate(peer->info.num, (const void *)(inv + 1),
+					   le32_to_cpu(inv->count));
+		return 0;
+	case RAMSTER_MSG_INVALIDATE_AREA:
+		ramster_foreign_invalidate_area(peer->info.num,
+						le16_to_cpu(area->swap_type));
+		return 0;
+	case RAMSTER_MSG_GOODBYE:
+		pr_info("node %u: said goodbye\n", peer->info.num);
+		return -ECONNRESET;
+	case RAMSTER_MSG_RECALL:
+		/* Recall is not implemented by this version: ignore it. */
+		pr_info_once("node %u: RECALL ignored (not supported yet)\n",
+			     peer->info.num);
+		return 0;
+	default:	/* HELLO, HELLO_REPLY: only at the start */
+		ramster_stat_inc(RAMSTER_STAT_PROTOCOL_ERRORS);
+		pr_warn("node %u: unexpected frame of type %u on a live link: closing it\n",
+			peer->info.num, hdr->type);
+		return -EPROTO;
+	}
+}
+
+/*********************************
+ * handshake
+ *********************************/
+static void ramster_hello_fill(struct ramster_msg *msg, u8 peer_node)
+{
+	struct ramster_wire_hello *hello = (void *)msg->payload;
+
+	memset(hello, 0, sizeof(*hello));
+	hello->min_version = RAMSTER_WIRE_VERSION;
+	hello->max_version = RAMSTER_WIRE_VERSION;
+	hello->node = cpu_to_le16(ramster_local_info.num);
+	hello->peer_node = cpu_to_le16(peer_node);
+	strscpy(hello->cluster, cluster_name, sizeof(hello->cluster));
+	hello->instance = cpu_to_le32(ramster_instance);
+	ramster_msg_seal(msg, RAMSTER_WIRE_VERSION);
+}
+
+/*
+ * Check a validated HELLO or HELLO_REPLY against what we know: returns
+ * the negotiated version, or 0 with *why set.
+ */
+static u8 ramster_hello_check(const struct ramster_wire_hdr *hdr,
+			      const struct ramster_wire_hello *hello,
+			      const char **why)
+{
+	u8 version = min_t(u8, hello->max_version, RAMSTER_WIRE_VERSION);
+	u16 node = le16_to_cpu(hello->node);
+
+	if (version < max_t(u8, hello->min_version, RAMSTER_WIRE_VERSION)) {
+		*why = "no common protocol version";
+		return 0;
+	}
+	if (strncmp(hello->cluster, cluster_name, sizeof(hello->cluster))) {
+		*why = "another cluster";
+		return 0;
+	}
+	if (node != le16_to_cpu(hdr->src_node)) {
+		*why = "header and hello name different nodes";
+		return 0;
+	}
+	if (node >= RAMSTER_MAX_NODES || !ramster_peers[node]) {
+		*why = "not a node we have a link with";
+		return 0;
+	}
+	if (le16_to_cpu(hello->peer_node) != ramster_local_info.num) {
+		*why = "it believes it talks to another node";
+		return 0;
+	}
+	return version;
+}
+
+static void ramster_sock_set_timeouts(struct socket *sock, unsigned int rcv_ms,
+				      unsigned int snd_ms)
+{
+	sock->sk->sk_rcvtimeo = msecs_to_jiffies(rcv_ms);
+	sock->sk->sk_sndtimeo = msecs_to_jiffies(snd_ms);
+}
+
+/* Connect to @peer and say hello; a live socket in *sockp on success. */
+static int ramster_peer_connect(struct ramster_peer *peer,
+				struct socket **sockp)
+{
+	struct ramster_wire_expect expect = { };
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = peer->info.addr,
+		.sin_port = peer->info.port,
+	};
+	const struct ramster_wire_hello *hello;
+	const struct ramster_wire_hdr *hdr;
+	struct ramster_msg *msg;
+	struct socket *sock;
+	const char *why;
+	char who[32];
+	u8 version;
+	int ret;
+
+	ramster_peer_set_state(peer, RAMSTER_LINK_CONNECTING);
+	ret = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP,
+			       &sock);
+	if (ret)
+		return ret;
+	ramster_sock_set_timeouts(sock, handshake_timeout_ms,
+				  connect_timeout_ms);
+	ret = kernel_connect(sock, (struct sockaddr *)&sin, sizeof(sin), 0);
+	if (ret)
+		goto err_release_sock;
+
+	ramster_peer_set_state(peer, RAMSTER_LINK_HANDSHAKE);
+	ramster_sock_set_timeouts(sock, handshake_timeout_ms,
+				  handshake_timeout_ms);
+	msg = ramster_msg_alloc(RAMSTER_MSG_HELLO, sizeof(struct ramster_wire_hello),
+				GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto err_release_sock;
+	}
+	ramster_hello_fill(msg, peer->info.num);
+	ret = ramster_sock_send_msg(sock, msg);
+	ramster_msg_free(msg);
+	if (ret)
+		goto err_release_sock;
+
+	snprintf(who, sizeof(who), "node %u", peer->info.num);
+	ret = ramster_recv_frame(sock, NULL, &expect, peer->rxbuf, who);
+	if (ret)
+		goto err_release_sock;
+	hdr = (void *)peer->rxbuf;
+	hello = (void *)(hdr + 1);
+	version = 0;
+	why = "answered a hello with another hello";
+	if (hdr->type == RAMSTER_MSG_HELLO_REPLY)
+		version = ramster_hello_check(hdr, hello, &why);
+	if (version && le16_to_cpu(hello->node) != peer->info.num) {
+		why = "another node answered at its address";
+		version = 0;
+	}
+	if (!version) {
+		ramster_stat_inc(RAMSTER_STAT_HANDSHAKE_REJECTS);
+		pr_warn_ratelimited("node %u: handshake refused: %s\n",
+				    peer->info.num, why);
+		ret = -EPROTO;
+		goto err_release_sock;
+	}
+
+	spin_lock(&peer->lock);
+	peer->version = version;
+	peer->accepted_instance = le32_to_cpu(hello->instance);
+	spin_unlock(&peer->lock);
+	*sockp = sock;
+	return 0;
+
+err_release_sock:
+	sock_release(sock);
+	return ret;
+}
+
+/*********************************
+ * the link thread
+ *********************************/
+/* Fail every pending request and drop every queued frame. */
+static void ramster_peer_flush(struct ramster_peer *peer)
+{
+	struct ramster_msg *msg, *next_msg;
+	struct ramster_req *req, *next_req;
+	LIST_HEAD(reqs);
+	LIST_HEAD(msgs);
+
+	spin_lock(&peer->lock);
+	list_splice_init(&peer->pending, &reqs);
+	list_splice_init(&peer->txq, &msgs);
+	spin_unlock(&peer->lock);
+
+	list_for_each_entry_safe(msg, next_msg, &msgs, list)
+		ramster_msg_free(msg);
+	list_for_each_entry_safe(req, next_req, &reqs, list) {
+		list_del_init(&req->list);
+		req->done(req, -ENOTCONN, NULL, NULL);
+	}
+}
+
+/* A new handshake with the peer: drop what an earlier instance left. */
+static void ramster_peer_note_instance(struct ramster_peer *peer,
+				       u32 instance)
+{
+	bool restarted;
+
+	spin_lock(&peer->lock);
+	restarted = peer->instance_known && peer->instance != instance;
+	peer->instance = instance;
+	peer->instance_known = true;
+	spin_unlock(&peer->lock);
+	if (!restarted)
+		return;
+	pr_info("node %u restarted: dropping the pages held for its previous instance\n",
+		peer->info.num);
+	ramster_foreign_drop_node(peer->info.num);
+	ramster_remote_holder_restarted(peer->info.num);
+}
+
+/* Run a live link until it fails, then take it down. */
+static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock)
+{
+	struct ramster_wire_expect expect = {
+		.handshake_done = true,
+		.peer_node = peer->info.num,
+	};
+	struct ramster_wire_hdr *hdr = (void *)peer->rxbuf;
+	char who[32];
+	int ret;
+
+	snprintf(who, sizeof(who), "node %u", peer->info.num);
+	sk_set_memalloc(sock->sk);
+	tcp_sock_set_nodelay(sock->sk);
+	ramster_sock_set_timeouts(sock, keepalive_ms, request_timeout_ms);
+	ramster_peer_note_instance(peer, peer->accepted_instance);
+
+	mutex_lock(&peer->tx_mutex);
+	peer->tx_sock = sock;
+	mutex_unlock(&peer->tx_mutex);
+	spin_lock(&peer->lock);
+	expect.version = peer->version;
+	peer->state = RAMSTER_LINK_LIVE;
+	peer->last_rx = jiffies;
+	peer->last_keepalive = jiffies;
+	peer->free_pages = 0;
+	peer->link_ups++;
+	spin_unlock(&peer->lock);
+	ramster_stat_inc(RAMSTER_STAT_LINK_UPS);
+	pr_info("node %u: link up (protocol %u)\n", peer->info.num,
+		expect.version);
+	ramster_peer_send_keepalive(peer);
+
+	do {
+		ret = ramster_recv_frame(sock, peer, &expect, peer->rxbuf, who);
+		if (!ret)
+			ret = ramster_peer_dispatch(peer, hdr, hdr + 1);
+		if (!ret)
+			ret = ramster_peer_check(peer);
+	} while (!ret && !kthread_should_stop());
+
+	ramster_peer_set_state(peer, RAMSTER_LINK_DOWN);
+	kernel_sock_shutdown(sock, SHUT_RDWR);
+	mutex_lock(&peer->tx_mutex);
+	peer->tx_sock = NULL;
+	mutex_unlock(&peer->tx_mutex);
+	ramster_peer_flush(peer);
+	sock_release(sock);
+	spin_lock(&peer->lock);
+	peer->link_downs++;
+	spin_unlock(&peer->lock);
+	ramster_stat_inc(RAMSTER_STAT_LINK_DOWNS);
+	pr_info("node %u: link down (%d)\n", peer->info.num, ret);
+}
+
+/* Take the connection the listener handed over, if any. */
+static struct socket *ramster_peer_take_accepted(struct ramster_peer *peer)
+{
+	struct socket *sock;
+
+	spin_lock(&peer->lock);
+	sock = peer->accepted;
+	peer->accepted = NULL;
+	if (sock)
+		peer->version = peer->accepted_version;
+	spin_unlock(&peer->lock);
+	return sock;
+}
+
+static int ramster_peer_thread(void *arg)
+{
+	struct ramster_peer *peer = arg;
+	unsigned int backoff = RAMSTER_BACKOFF_MIN_MS;
+	unsigned int noio = memalloc_noio_save();
+	struct socket *sock;
+	int ret;
+
+	while (!kthread_should_stop()) {
+		sock = NULL;
+		if (peer->we_connect) {
+			ret = ramster_peer_connect(peer, &sock);
+			if (ret) {
+				ramster_peer_set_state(peer, RAMSTER_LINK_DOWN);
+				wait_event_timeout(peer->wait,
+						   kthread_should_stop(),
+						   msecs_to_jiffies(backoff));
+				backoff = min(backoff * 2, max(reconnect_max_ms,
+							       RAMSTER_BACKOFF_MIN_MS));
+				continue;
+			}
+		} else {
+			wait_event_timeout(peer->wait, READ_ONCE(peer->accepted) ||
+					   kthread_should_stop(), HZ);
+			sock = ramster_peer_take_accepted(peer);
+			if (!sock)
+				continue;
+		}
+		backoff = RAMSTER_BACKOFF_MIN_MS;
+		ramster_peer_run(peer, sock);
+	}
+
+	sock = ramster_peer_take_accepted(peer);
+	if (sock)
+		sock_release(sock);
+	memalloc_noio_restore(noio);
+	return 0;
+}
+
+/*********************************
+ * the listener
+ *********************************/
+/* Read a HELLO on an accepted connection, answer it, hand it over. */
+static void ramster_accept_one(struct socket *sock)
+{
+	struct ramster_wire_expect expect = { };
+	const struct ramster_wire_hello *hello;
+	const struct ramster_wire_hdr *hdr;
+	struct sockaddr_in from = { };
+	struct ramster_peer *peer;
+	struct socket *old;
+	struct ramster_msg *msg;
+	const char *why;
+	char who[48];
+	u8 version;
+	u8 *buf;
+	int ret;
+
+	if (kernel_getpeername(sock, (struct sockaddr *)&from) < 0)
+		goto out_release;
+	snprintf(who, sizeof(who), "connection from %pI4", &from.sin_addr);
+	buf = kmalloc(RAMSTER_RX_BUF_SIZE, GFP_KERNEL);
+	if (!buf)
+		goto out_release;
+	ramster_sock_set_timeouts(sock, handshake_timeout_ms,
+				  handshake_timeout_ms);
+	ret = ramster_recv_frame(sock, NULL, &expect, buf, who);
+	if (ret)
+		goto out_free;
+	hdr = (void *)buf;
+	hello = (void *)(hdr + 1);
+	version = 0;
+	why = "the first frame must be a HELLO";
+	if (hdr->type == RAMSTER_MSG_HELLO)
+		version = ramster_hello_check(hdr, hello, &why);
+	peer = version ? ramster_peers[le16_to_cpu(hello->node)] : NULL;
+	if (peer && peer->we_connect) {
+		why = "it should wait for our connection (lower number)";
+		peer = NULL;
+	} else if (peer && from.sin_addr.s_addr != peer->info.addr) {
+		why = "its address is not the node's address";
+		peer = NULL;
+	}
+	if (!peer) {
+		ramster_stat_inc(RAMSTER_STAT_HANDSHAKE_REJECTS);
+		pr_warn_ratelimited("%s: handshake refused: %s\n", who, why);
+		goto out_free;
+	}
+
+	msg = ramster_msg_alloc(RAMSTER_MSG_HELLO_REPLY,
+				sizeof(struct ramster_wire_hello), GFP_KERNEL);
+	if (!msg)
+		goto out_free;
+	ramster_hello_fill(msg, peer->info.num);
+	ret = ramster_sock_send_msg(sock, msg);
+	ramster_msg_free(msg);
+	if (ret)
+		goto out_free;
+
+	spin_lock(&peer->lock);
+	old = peer->accepted;
+	peer->accepted = sock;
+	peer->accepted_version = version;
+	peer->accepted_instance = le32_to_cpu(hello->instance);
+	spin_unlock(&peer->lock);
+	wake_up(&peer->wait);
+	kfree(buf);
+	if (old)
+		sock_release(old);
+	return;
+
+out_free:
+	kfree(buf);
+out_release:
+	sock_release(sock);
+}
+
+static int ramster_listen_fn(void *arg)
+{
+	unsigned int noio = memalloc_noio_save();
+	struct socket *sock;
+	int ret;
+
+	while (!kthread_should_stop()) {
+		ret = kernel_accept(ramster_listen_sock, &sock, 0);
+		if (ret == -EAGAIN)
+			continue;
+		if (ret) {
+			if (!kthread_should_stop())
+				msleep(100);
+			continue;
+		}
+		ramster_accept_one(sock);
+	}
+	memalloc_noio_restore(noio);
+	return 0;
+}
+
+static int ramster_listen_start(void)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = ramster_local_info.addr,
+		.sin_port = ramster_local_info.port,
+	};
+	struct socket *sock;
+	int ret;
+
+	ret = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP,
+			       &sock);
+	if (ret)
+		return ret;
+	sock_set_reuseaddr(sock->sk);
+	/* accept() wakes up every second to see whether to stop. */
+	sock->sk->sk_rcvtimeo = HZ;
+	ret = kernel_bind(sock, (struct sockaddr *)&sin, sizeof(sin));
+	if (ret) {
+		pr_err("cannot bind %pI4:%u (%d): is the address configured?\n",
+		       &sin.sin_addr, be16_to_cpu(sin.sin_port), ret);
+		goto err_release_sock;
+	}
+	ret = kernel_listen(sock, 16);
+	if (ret)
+		goto err_release_sock;
+	ramster_listen_sock = sock;
+	ramster_listen_thread = kthread_run(ramster_listen_fn, NULL,
+					    "ramster-listen");
+	if (IS_ERR(ramster_listen_thread)) {
+		ret = PTR_ERR(ramster_listen_thread);
+		ramster_listen_thread = NULL;
+		ramster_listen_sock = NULL;
+		goto err_release_sock;
+	}
+	return 0;
+
+err_release_sock:
+	sock_release(sock);
+	return ret;
+}
+
+/*********************************
+ * what the rest of the module asks
+ *********************************/
+bool ramster_transport_running(void)
+{
+	return READ_ONCE(ramster_started);
+}
+
+unsigned int ramster_transport_request_timeout_ms(void)
+{
+	return READ_ONCE(request_timeout_ms);
+}
+
+u8 ramster_transport_local_node(void)
+{
+	return ramster_local_info.num;
+}
+
+/* May this node put its pages on others at all? */
+bool ramster_transport_may_remotify(void)
+{
+	return ramster_transport_running() &&
+	       ramster_role_sends(ramster_local_info.role);
+}
+
+/**
+ * ramster_transport_pick_holder - choose where the next page goes
+ * @node: the chosen node
+ *
+ * The live peer that last advertised the most free room, less what we
+ * sent it since; one page of that room is reserved.
+ *
+ * Return: 0, or -ENOSPC if no live peer has room.
+ */
+int ramster_transport_pick_holder(u8 *node)
+{
+	struct ramster_peer *best = NULL;
+	s64 best_free = 0;
+	int i;
+
+	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
+		struct ramster_peer *peer = ramster_peers[i];
+
+		if (!peer || !peer->we_send ||
+		    READ_ONCE(peer->state) != RAMSTER_LINK_LIVE)
+			continue;
+		if (READ_ONCE(peer->free_pages) > best_free) {
+			best = peer;
+			best_free = READ_ONCE(peer->free_pages);
+		}
+	}
+	if (!best)
+		return -ENOSPC;
+	spin_lock(&best->lock);
+	best->free_pages--;
+	spin_unlock(&best->lock);
+	*node = best->info.num;
+	return 0;
+}
+
+void ramster_transport_note_rtt(u8 node, ktime_t sent)
+{
+	struct ramster_peer *peer = ramster_peers[node];
+	u64 us = ktime_us_delta(ktime_get(), sent);
+
+	if (!peer)
+		return;
+	spin_lock(&peer->lock);
+	/* EWMA with weight 1/8, as TCP's srtt. */
+	peer->rtt_us = peer->rtt_us ? peer->rtt_us - (peer->rtt_us >> 3) +
+				      (us >> 3) : us;
+	spin_unlock(&peer->lock);
+}
+
+void ramster_transport_held_there(u8 node, long delta)
+{
+	if (ramster_peers[node])
+		atomic64_add(delta, &ramster_peers[node]->held_there);
+}
+
+/* Call @fn for every node with a live link that holds pages for us. */
+int ramster_transport_for_each_live(void (*fn)(u8 node, void *arg), void *arg)
+{
+	int i, n = 0;
+
+	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
+		struct ramster_peer *peer = ramster_peers[i];
+
+		if (peer && peer->we_send &&
+		    READ_ONCE(peer->state) == RAMSTER_LINK_LIVE) {
+			fn(i, arg);
+			n++;
+		}
+	}
+	return n;
+}
+
+/*********************************
+ * debugfs
+ *********************************/
+static int ramster_peer_state_show(struct seq_file *m, void *v)
+{
+	struct ramster_peer *peer = m->private;
+
+	seq_printf(m, "%s\n", ramster_link_state_names[READ_ONCE(peer->state)]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ramster_peer_state);
+
+static int ramster_peer_held_there_show(struct seq_file *m, void *v)
+{
+	struct ramster_peer *peer = m->private;
+
+	seq_printf(m, "%lld\n", (long long)atomic64_read(&peer->held_there));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ramster_peer_held_there);
+
+static int ramster_peer_held_for_it_show(struct seq_file *m, void *v)
+{
+	struct ramster_peer *peer = m->private;
+
+	seq_printf(m, "%llu\n", ramster_foreign_held_for(peer->info.num));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ramster_peer_held_for_it);
+
+/* All links, one line each: what "ramster-cluster stat" shows. */
+static int ramster_links_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	seq_puts(m, "node address               role   state      held_there held_for_it free  rtt_us ups downs\n");
+	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
+		struct ramster_peer *peer = ramster_peers[i];
+
+		if (!peer)
+			continue;
+		seq_printf(m, "%-4u %pI4:%-5u %-6s %-10s %10lld %11llu %5lld %7llu %3llu %5llu\n",
+			   i, &peer->info.addr, be16_to_cpu(peer->info.port),
+			   ramster_role_name(peer->info.role),
+			   ramster_link_state_names[READ_ONCE(peer->state)],
+			   (long long)atomic64_read(&peer->held_there),
+			   ramster_foreign_held_for(i),
+			   (long long)READ_ONCE(peer->free_pages),
+			   READ_ONCE(peer->rtt_us), READ_ONCE(peer->link_ups),
+			   READ_ONCE(peer->link_downs));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ramster_links);
+
+static void ramster_peer_debugfs(struct ramster_peer *peer)
+{
+	struct dentry *dir;
+	char name[8];
+
+	snprintf(name, sizeof(name), "%u", peer->info.num);
+	dir = debugfs_create_dir(name, ramster_debugfs_peers);
+	debugfs_create_file("state", 0444, dir, peer, &ramster_peer_state_fops);
+	debugfs_create_file("pages_held_there", 0444, dir, peer,
+			    &ramster_peer_held_there_fops);
+	debugfs_create_file("pages_held_for_it", 0444, dir, peer,
+			    &ramster_peer_held_for_it_fops);
+	debugfs_create_u64("rtt_us", 0444, dir, &peer->rtt_us);
+	debugfs_create_u64("link_ups", 0444, dir, &peer->link_ups);
+	debugfs_create_u64("link_downs", 0444, dir, &peer->link_downs);
+}
+
+/*********************************
+ * start and stop
+ *********************************/
+static struct ramster_peer *ramster_peer_create(const struct ramster_node_info *info)
+{
+	const struct ramster_node_info *local = &ramster_local_info;
+	struct ramster_peer *peer;
+
+	peer = kzalloc(sizeof(*peer), GFP_KERNEL);
+	if (!peer)
+		return NULL;
+	peer->rxbuf = kmalloc(RAMSTER_RX_BUF_SIZE, GFP_KERNEL);
+	if (!peer->rxbuf) {
+		kfree(peer);
+		return NULL;
+	}
+	peer->info = *info;
+	peer->we_connect = local->num > info->num;
+	peer->we_send = ramster_role_sends(local->role) &&
+			ramster_role_holds(info->role);
+	peer->we_hold = ramster_role_holds(local->role) &&
+			ramster_role_sends(info->role);
+	init_waitqueue_head(&peer->wait);
+	spin_lock_init(&peer->lock);
+	peer->state = RAMSTER_LINK_DOWN;
+	INIT_LIST_HEAD(&peer->txq);
+	INIT_LIST_HEAD(&peer->pending);
+	mutex_init(&peer->tx_mutex);
+	INIT_WORK(&peer->tx_work, ramster_peer_tx_work);
+	atomic64_set(&peer->held_there, 0);
+	return peer;
+}
+
+static void ramster_peer_destroy(struct ramster_peer *peer)
+{
+	if (peer->thread)
+		kthread_stop(peer->thread);
+	flush_work(&peer->tx_work);
+	ramster_peer_flush(peer);
+	kfree(peer->rxbuf);
+	kfree(peer);
+}
+
+/* Stop every thread and free the peers: module exit, or a failed start. */
+static void ramster_transport_stop(void)
+{
+	int i;
+
+	WRITE_ONCE(ramster_started, false);
+	if (ramster_listen_thread) {
+		kernel_sock_shutdown(ramster_listen_sock, SHUT_RDWR);
+		kthread_stop(ramster_listen_thread);
+		ramster_listen_thread = NULL;
+	}
+	if (ramster_listen_sock) {
+		sock_release(ramster_listen_sock);
+		ramster_listen_sock = NULL;
+	}
+	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
+		if (ramster_peers[i]) {
+			ramster_peer_destroy(ramster_peers[i]);
+			ramster_peers[i] = NULL;
+		}
+	}
+}
+
+/**
+ * ramster_transport_start - listen, and start a link to every node
+ * @local: this node, as configured
+ *
+ * Called once, when the local node is set in configfs.  The nodes
+ * configured by then are the cluster.
+ *
+ * Return: 0 or a negative errno (nothing is left running then).
+ */
+int ramster_transport_start(const struct ramster_node_info *local)
+{
+	struct ramster_node_info info;
+	struct ramster_peer *peer;
+	int i, ret, links = 0;
+
+	if (ramster_started)
+		return -EBUSY;
+	ramster_local_info = *local;
+	ret = ramster_listen_start();
+	if (ret)
+		return ret;
+
+	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
+		if (i == local->num || ramster_cluster_node(i, &info))
+			continue;
+		if (!(ramster_role_sends(local->role) && ramster_role_holds(info.role)) &&
+		    !(ramster_role_holds(local->role) && ramster_role_sends(info.role)))
+			continue;
+		peer = ramster_peer_create(&info);
+		if (!peer) {
+			ret = -ENOMEM;
+			goto err_stop;
+		}
+		ramster_peers[i] = peer;
+		ramster_peer_debugfs(peer);
+		peer->thread = kthread_run(ramster_peer_thread, peer,
+					   "ramster-n%u", i);
+		if (IS_ERR(peer->thread)) {
+			ret = PTR_ERR(peer->thread);
+			peer->thread = NULL;
+			goto err_stop;
+		}
+		links++;
+	}
+	WRITE_ONCE(ramster_started, true);
+	pr_info("node %u (%s): listening on %pI4:%u, %d links, cluster \"%s\"\n",
+		local->num, ramster_role_name(local->role), &local->addr,
+		be16_to_cpu(local->port), links, cluster_name);
+	return 0;
+
+err_stop:
+	ramster_transport_stop();
+	return ret;
+}
+
+int ramster_transport_init(struct dentry *debugfs_root)
+{
+	if (strlen(cluster_name) == 0 ||
+	    strlen(cluster_name) >= RAMSTER_WIRE_CLUSTER_NAME_LEN) {
+		pr_err("cluster_name must be 1 to %d characters\n",
+		       RAMSTER_WIRE_CLUSTER_NAME_LEN - 1);
+		return -EINVAL;
+	}
+	ramster_tx_wq = alloc_workqueue("ramster_tx",
+					WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!ramster_tx_wq)
+		return -ENOMEM;
+	do {
+		ramster_instance = get_random_u32();
+	} while (!ramster_instance);
+	ramster_debugfs_peers = debugfs_create_dir("peers", debugfs_root);
+	debugfs_create_file("links", 0444, debugfs_root, NULL,
+			    &ramster_links_fops);
+	return 0;
+}
+
+void ramster_transport_exit(void)
+{
+	ramster_transport_stop();
+	if (ramster_tx_wq) {
+		destroy_workqueue(ramster_tx_wq);
+		ramster_tx_wq = NULL;
+	}
+}
