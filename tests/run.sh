@@ -17,6 +17,8 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/qemu-lib.sh
 . "$TOP/scripts/qemu-lib.sh"
+# shellcheck source=tests/cluster.sh
+. "$TOP/tests/cluster.sh"
 
 KERNEL=$TOP/build/kernel/bzImage
 INITRD=$TOP/build/initramfs.cpio.gz
@@ -129,71 +131,6 @@ netns_tests() {
 	report_problems netns_private_bridge "$problem"
 }
 
-# The launcher: a pair boots on its private bridge, commands run in the
-# nodes, configfs holds cluster.conf, the nodes reach each other, stat
-# reads both, and down is orderly (swapoff, power off, no namespace left).
-CLUSTER_UP=
-CLUSTER=$TOP/ramster-cluster
-cluster_tests() {
-	local dir=$LOGS/cluster out rtt='' problem='' num pids
-	export RAMSTER_CLUSTER_DIR=$dir
-	rm -rf "$dir"
-	echo "# [$(elapsed)] cluster: up pair.conf, log $dir"
-	CLUSTER_UP=yes
-	if ! "$CLUSTER" up "$TOP/cluster-configs/pair.conf" > "$LOGS/cluster-up.log" 2>&1; then
-		for r in cluster_pair_up_and_exec cluster_nodes_reach_each_other \
-			cluster_stat_reads_every_node cluster_down_orderly; do
-			report "not ok" "$r" "up failed: $(tail -n 1 "$LOGS/cluster-up.log")"
-		done
-		return
-	fi
-	pids="$(cat "$dir"/nodes/*/pid)"
-
-	out=$("$CLUSTER" exec 1 cat /sys/kernel/config/ramster/node1/local \
-		/sys/kernel/config/ramster/node2/local 2>&1 | tr '\n' ' ') || true
-	[ "$out" = "1 0 " ] || problem="node1 local flags: '$out'"
-	out=$("$CLUSTER" exec 2 cat /sys/kernel/config/ramster/node2/local 2>&1) || true
-	[ "$out" = 1 ] || problem="$problem node2 local flag: '$out'"
-	if "$CLUSTER" exec 2 false 2>/dev/null; then
-		problem="$problem exit-status-lost"
-	fi
-	report_problems cluster_pair_up_and_exec "$problem"
-
-	if out=$("$CLUSTER" exec 1 ping -c 10 -i 0.2 10.213.0.2 2>&1) &&
-		"$CLUSTER" exec 2 ping -c 3 -i 0.2 10.213.0.1 >/dev/null 2>&1; then
-		rtt=$(sed -n 's|.*min/avg/max = \([0-9./]*\) ms|\1|p' <<< "$out")
-	fi
-	if [ -n "$rtt" ]; then
-		report ok cluster_nodes_reach_each_other "ping rtt min/avg/max $rtt ms"
-	else
-		report "not ok" cluster_nodes_reach_each_other "$(tail -n 2 <<< "$out" | tr '\n' ' ')"
-	fi
-
-	out=$("$CLUSTER" stat 2>&1) || true
-	echo "$out" > "$dir/stat.txt"
-	if grep -qE '^stored_pages +[0-9]+ +[0-9]+$' <<< "$out"; then
-		report ok cluster_stat_reads_every_node
-	else
-		report "not ok" cluster_stat_reads_every_node "see $dir/stat.txt"
-	fi
-
-	problem=
-	"$CLUSTER" down > "$LOGS/cluster-down.log" 2>&1 || problem="down failed"
-	CLUSTER_UP=
-	for num in $pids; do
-		if kill -0 "$num" 2>/dev/null; then problem="$problem pid-$num-alive"; fi
-	done
-	for num in 1 2; do
-		grep -aq "RAMSTER-NODE: node$num down" "$dir/nodes/$num/console.log" ||
-			problem="$problem node$num-not-orderly"
-	done
-	if [ -f "$dir/netns" ]; then problem="$problem namespace-left"; fi
-	if grep -qE "$KERNEL_PROBLEMS" "$dir"/nodes/*/console.log; then
-		problem="$problem kernel-problem-on-a-console"
-	fi
-	report_problems cluster_down_orderly "$problem"
-}
-
 cleanup() {
 	qemu_cleanup
 	if [ -n "$NETNS" ]; then netns_destroy "$NETNS"; fi
@@ -245,7 +182,7 @@ run_case() {
 }
 
 main() {
-	local selected=("$@") spec want count=3 with_cluster=no
+	local selected=("$@") spec want count=3 sessions=()
 	qemu_traps cleanup
 	if [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ]; then
 		echo "tests/run.sh: build first: make all" >&2
@@ -264,11 +201,17 @@ main() {
 			[ "${spec%%|*}" = "$want" ] && to_run+=("$spec")
 		done
 	done
-	# count starts at the three host tests; the cluster tests add four.
-	if [ ${#selected[@]} -eq 0 ] || [[ " ${selected[*]} " == *" cluster "* ]]; then
-		with_cluster=yes
-		count=$((count + 4))
-	fi
+	# count starts at the three host tests.  "cluster" selects every
+	# cluster session, "cluster-NAME" one of them.
+	for spec in "${CLUSTER_SESSIONS[@]}"; do
+		want=${spec%%|*}
+		if [ ${#selected[@]} -eq 0 ] ||
+			[[ " ${selected[*]} " == *" cluster "* ]] ||
+			[[ " ${selected[*]} " == *" cluster-$want "* ]]; then
+			sessions+=("$want")
+			count=$((count + $(wc -w <<< "${spec#*|}")))
+		fi
+	done
 	for spec in "${to_run[@]}"; do
 		count=$((count + $(awk -F'|' '{ print split($6, a, " ") }' <<< "$spec")))
 	done
@@ -282,9 +225,9 @@ main() {
 	for spec in "${to_run[@]}"; do
 		run_case "$spec"
 	done
-	if [ "$with_cluster" = yes ]; then
-		cluster_tests
-	fi
+	for want in "${sessions[@]}"; do
+		cluster_session "$want"
+	done
 	echo "# total time $(elapsed)"
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
