@@ -1,6 +1,6 @@
 # RAMster for Linux 6.1: top-level driver.
 #
-#   make demo     boot a guest and swap through ramster, with live stats
+#   make demo     boot a 3-node cluster, swap one node to 3x its RAM across it
 #   make test     build everything and run the QEMU test suite
 #   make bench    disk swap vs zswap vs ramster, and patched vs vanilla
 #   make check    checkpatch --strict on the series and the module, shellcheck

@@ -51,11 +51,12 @@ static void insert_lookup_erase(struct kunit *test)
 	struct ramster_entry *e[ARRAY_SIZE(offsets)];
 	int i;
 
-	spin_lock(&t->tree.lock);
-	for (i = 0; i < ARRAY_SIZE(offsets); i++) {
+	/* Allocate first: nothing may sleep under the tree lock. */
+	for (i = 0; i < ARRAY_SIZE(offsets); i++)
 		e[i] = new_entry(test, offsets[i]);
+	spin_lock(&t->tree.lock);
+	for (i = 0; i < ARRAY_SIZE(offsets); i++)
 		KUNIT_EXPECT_NULL(test, ramster_index_insert(&t->tree, e[i]));
-	}
 	KUNIT_EXPECT_EQ(test, t->tree.nr_entries, ARRAY_SIZE(offsets));
 	for (i = 0; i < ARRAY_SIZE(offsets); i++)
 		KUNIT_EXPECT_PTR_EQ(test,
@@ -130,11 +131,14 @@ static void erase_while_in_use(struct kunit *test)
 static void erase_all_frees_everything(struct kunit *test)
 {
 	struct test_tree *t = new_tree(test);
+	struct ramster_entry *e[100];
 	int i;
 
+	for (i = 0; i < 100; i++)
+		e[i] = new_entry(test, i * 7);
 	spin_lock(&t->tree.lock);
 	for (i = 0; i < 100; i++)
-		ramster_index_insert(&t->tree, new_entry(test, i * 7));
+		ramster_index_insert(&t->tree, e[i]);
 	KUNIT_EXPECT_EQ(test, ramster_index_erase_all(&t->tree), 100UL);
 	KUNIT_EXPECT_EQ(test, t->freed, 100);
 	KUNIT_EXPECT_EQ(test, t->tree.nr_entries, 0UL);
@@ -143,7 +147,46 @@ static void erase_all_frees_everything(struct kunit *test)
 	spin_unlock(&t->tree.lock);
 }
 
+/*
+ * The LRU (what remotification takes first) holds exactly the entries
+ * with a local compressed copy, oldest first, and loses them as they go.
+ */
+static void lru_follows_local_copies(struct kunit *test)
+{
+	struct test_tree *t = new_tree(test);
+	struct ramster_entry *a = new_entry(test, 1);
+	struct ramster_entry *same = new_entry(test, 2);
+	struct ramster_entry *b = new_entry(test, 3);
+	struct ramster_entry *b2 = new_entry(test, 3);
+	struct list_head *lru = &t->tree.lru;
+
+	a->flags = RAMSTER_ENTRY_LOCAL;
+	b->flags = RAMSTER_ENTRY_LOCAL;
+	b2->flags = RAMSTER_ENTRY_LOCAL;
+	same->flags = RAMSTER_ENTRY_SAME_FILLED;
+
+	spin_lock(&t->tree.lock);
+	ramster_index_insert(&t->tree, a);
+	ramster_index_insert(&t->tree, same);
+	ramster_index_insert(&t->tree, b);
+	KUNIT_EXPECT_PTR_EQ(test, lru->next, &a->lru);
+	KUNIT_EXPECT_PTR_EQ(test, lru->next->next, &b->lru);
+	KUNIT_EXPECT_PTR_EQ(test, lru->prev, &b->lru);
+	KUNIT_EXPECT_TRUE(test, list_empty(&same->lru));
+
+	ramster_index_erase(&t->tree, a);
+	ramster_entry_put(&t->tree, a);
+	KUNIT_EXPECT_PTR_EQ(test, lru->next, &b->lru);
+	ramster_entry_put(&t->tree, ramster_index_insert(&t->tree, b2));
+	KUNIT_EXPECT_PTR_EQ(test, lru->next, &b2->lru);
+	KUNIT_EXPECT_PTR_EQ(test, lru->prev, &b2->lru);
+	ramster_index_erase_all(&t->tree);
+	KUNIT_EXPECT_TRUE(test, list_empty(lru));
+	spin_unlock(&t->tree.lock);
+}
+
 static struct kunit_case ramster_index_cases[] = {
+	KUNIT_CASE(lru_follows_local_copies),
 	KUNIT_CASE(insert_lookup_erase),
 	KUNIT_CASE(duplicate_replaces_and_returns_old),
 	KUNIT_CASE(generations_increase),

@@ -151,28 +151,18 @@ int ramster_local_store(struct ramster_entry *entry, struct page *page,
 	return ramster_local_compress(entry, page, limits);
 }
 
-/**
- * ramster_local_decompress - decompress a page
- * @src: compressed data, from this node's pool or back from another node
- * @len: its length
- * @page: the page to fill
- *
- * Return: 0, or -EIO if the data does not decompress to exactly one page;
- * the page's contents are then undefined and must not be used.
- */
-int ramster_local_decompress(const void *src, unsigned int len,
-			     struct page *page)
+/* Decompress with a context the caller holds (it may not sleep then). */
+static int ramster_local_decompress_ctx(struct ramster_comp_ctx *ctx,
+					const void *src, unsigned int len,
+					struct page *page)
 {
-	struct ramster_comp_ctx *ctx;
 	unsigned int dlen = PAGE_SIZE;
 	void *dst;
 	int ret;
 
-	ctx = ramster_comp_get();
 	dst = kmap_local_page(page);
 	ret = crypto_comp_decompress(ctx->tfm, src, len, dst, &dlen);
 	kunmap_local(dst);
-	ramster_comp_put(ctx);
 
 	if (ret || dlen != PAGE_SIZE) {
 		ramster_stat_inc(RAMSTER_STAT_LOAD_DECOMPRESS_FAIL);
@@ -182,14 +172,38 @@ int ramster_local_decompress(const void *src, unsigned int len,
 }
 
 /**
+ * ramster_local_decompress - decompress a page from a buffer
+ * @src: compressed data, back from another node
+ * @len: its length
+ * @page: the page to fill
+ *
+ * Return: 0, or -EIO if the data does not decompress to exactly one page;
+ * the page's contents are then undefined and must not be used.
+ */
+int ramster_local_decompress(const void *src, unsigned int len,
+			     struct page *page)
+{
+	struct ramster_comp_ctx *ctx = ramster_comp_get();
+	int ret;
+
+	ret = ramster_local_decompress_ctx(ctx, src, len, page);
+	ramster_comp_put(ctx);
+	return ret;
+}
+
+/**
  * ramster_local_load - produce a stored page again from the local copy
  * @entry: the entry, referenced by the caller, with a local copy
  * @page: the page to fill
+ *
+ * The compressor's mutex is taken before the pool object is mapped: a
+ * mapping disables preemption until it is unmapped.
  *
  * Return: 0 or -EIO (see ramster_local_decompress()).
  */
 int ramster_local_load(const struct ramster_entry *entry, struct page *page)
 {
+	struct ramster_comp_ctx *ctx;
 	void *src, *dst;
 	int ret;
 
@@ -200,9 +214,11 @@ int ramster_local_load(const struct ramster_entry *entry, struct page *page)
 		return 0;
 	}
 
+	ctx = ramster_comp_get();
 	src = zs_map_object(ramster_pool, entry->handle, ZS_MM_RO);
-	ret = ramster_local_decompress(src, entry->length, page);
+	ret = ramster_local_decompress_ctx(ctx, src, entry->length, page);
 	zs_unmap_object(ramster_pool, entry->handle);
+	ramster_comp_put(ctx);
 	return ret;
 }
 

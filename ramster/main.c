@@ -311,6 +311,10 @@ static void ramster_refresh_stats(void)
 			 ramster_local_pool_bytes());
 	ramster_stat_set(RAMSTER_STAT_FOREIGN_POOL_SIZE,
 			 ramster_foreign_pool_bytes());
+	/* Pages whose only copy is here (an entry may briefly have both). */
+	ramster_stat_set(RAMSTER_STAT_LOCAL_PAGES,
+			 ramster_stat_read(RAMSTER_STAT_STORED_PAGES) -
+			 ramster_stat_read(RAMSTER_STAT_REMOTE_PAGES));
 }
 
 static int __init ramster_init(void)

@@ -619,27 +619,27 @@ static void ramster_inval_work_fn(struct work_struct *work)
 			ramster_inval_send(node);
 }
 
-static void ramster_send_invalidate_area(u8 node, void *arg)
-{
-	struct ramster_wire_area *area;
-	struct ramster_msg *msg;
-
-	msg = ramster_msg_alloc(RAMSTER_MSG_INVALIDATE_AREA, sizeof(*area),
-				GFP_KERNEL);
-	if (!msg)
-		return;
-	area = (void *)msg->payload;
-	memset(area, 0, sizeof(*area));
-	area->swap_type = cpu_to_le16(*(unsigned int *)arg);
-	if (!ramster_send(node, msg, NULL))
-		ramster_stat_inc(RAMSTER_STAT_REMOTE_INVALIDATE_AREAS);
-}
-
 /* swapoff: every holder drops the area's pages (after the queued keys). */
 void ramster_remote_invalidate_area(unsigned int type)
 {
+	DECLARE_BITMAP(nodes, RAMSTER_MAX_NODES);
+	struct ramster_wire_area *area;
+	struct ramster_msg *msg;
+	unsigned int node;
+
 	flush_work(&ramster_inval_work);
-	ramster_transport_for_each_live(ramster_send_invalidate_area, &type);
+	ramster_transport_live_holders(nodes);
+	for_each_set_bit(node, nodes, RAMSTER_MAX_NODES) {
+		msg = ramster_msg_alloc(RAMSTER_MSG_INVALIDATE_AREA,
+					sizeof(*area), GFP_KERNEL);
+		if (!msg)
+			return;
+		area = (void *)msg->payload;
+		memset(area, 0, sizeof(*area));
+		area->swap_type = cpu_to_le16(type);
+		if (!ramster_send(node, msg, NULL))
+			ramster_stat_inc(RAMSTER_STAT_REMOTE_INVALIDATE_AREAS);
+	}
 }
 
 /* A holder restarted: the pages it held for us are gone. */

@@ -78,6 +78,9 @@ const char * const ramster_stat_names[RAMSTER_NR_STATS] = {
 	[RAMSTER_STAT_RX_BEFORE_HANDSHAKE] = "rx_before_handshake",
 	[RAMSTER_STAT_RX_BAD_CRC] = "rx_bad_crc",
 	[RAMSTER_STAT_RX_BAD_PAYLOAD] = "rx_bad_payload",
+	[RAMSTER_STAT_LOCAL_PAGES] = "local_pages",
+	[RAMSTER_STAT_LINK_TIMEOUTS] = "link_timeouts",
+	[RAMSTER_STAT_REQUEST_TIMEOUTS] = "request_timeouts",
 };
 EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_stat_names);
 

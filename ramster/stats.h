@@ -14,7 +14,7 @@
  * only ever appended: add new counters just before RAMSTER_NR_STATS, never
  * reorder, rename or remove (the KUnit suite enforces this).  Gauges
  * (stored_pages, pool_total_size, same_filled_pages, remote_pages,
- * foreign_pages, foreign_pool_size) go up and down; all others only count
+ * foreign_pages, foreign_pool_size, local_pages) go up and down; all others only count
  * up.  rx_* count received frames rejected by the validator, one per
  * enum ramster_wire_error, in its order.  There is one reject_* counter per reason a store
  * can be refused, and one load_* per way a load can fail.
@@ -80,6 +80,9 @@ enum ramster_stat {
 	RAMSTER_STAT_RX_BEFORE_HANDSHAKE,
 	RAMSTER_STAT_RX_BAD_CRC,
 	RAMSTER_STAT_RX_BAD_PAYLOAD,
+	RAMSTER_STAT_LOCAL_PAGES,
+	RAMSTER_STAT_LINK_TIMEOUTS,
+	RAMSTER_STAT_REQUEST_TIMEOUTS,
 	RAMSTER_NR_STATS
 };
 

@@ -422,11 +422,13 @@ static int ramster_peer_check(struct ramster_peer *peer)
 	if (time_after(now, peer->last_rx + msecs_to_jiffies(link_timeout_ms))) {
 		pr_warn("node %u: nothing received for %u ms: link down\n",
 			peer->info.num, link_timeout_ms);
+		ramster_stat_inc(RAMSTER_STAT_LINK_TIMEOUTS);
 		return -ETIMEDOUT;
 	}
 	if (oldest && ktime_ms_delta(ktime_get(), sent) > request_timeout_ms) {
 		pr_warn("node %u: request unanswered for %u ms: link down\n",
 			peer->info.num, request_timeout_ms);
+		ramster_stat_inc(RAMSTER_STAT_REQUEST_TIMEOUTS);
 		return -ETIMEDOUT;
 	}
 	if (keepalive)
@@ -472,6 +474,11 @@ static int ramster_sock_recv(struct socket *sock, struct ramster_peer *peer,
 	ramster_stat_add(RAMSTER_STAT_BYTES_RECEIVED, len);
 	return 0;
 }
+
+/* The rx_* counters follow enum ramster_wire_error, one per error. */
+static_assert(RAMSTER_STAT_RX_BAD_PAYLOAD - RAMSTER_STAT_RX_BAD_MAGIC ==
+	      RAMSTER_WIRE_BAD_PAYLOAD - RAMSTER_WIRE_BAD_MAGIC);
+static_assert(RAMSTER_WIRE_BAD_PAYLOAD + 1 == RAMSTER_WIRE_NR_ERRORS);
 
 static void ramster_count_wire_error(enum ramster_wire_error err)
 {
@@ -1170,21 +1177,19 @@ void ramster_transport_held_there(u8 node, long delta)
 		atomic64_add(delta, &ramster_peers[node]->held_there);
 }
 
-/* Call @fn for every node with a live link that holds pages for us. */
-int ramster_transport_for_each_live(void (*fn)(u8 node, void *arg), void *arg)
+/* Set the bit of every node with a live link that holds pages for us. */
+void ramster_transport_live_holders(unsigned long *nodes)
 {
-	int i, n = 0;
+	int i;
 
+	bitmap_zero(nodes, RAMSTER_MAX_NODES);
 	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
 		struct ramster_peer *peer = ramster_peers[i];
 
 		if (peer && peer->we_send &&
-		    READ_ONCE(peer->state) == RAMSTER_LINK_LIVE) {
-			fn(i, arg);
-			n++;
-		}
+		    READ_ONCE(peer->state) == RAMSTER_LINK_LIVE)
+			__set_bit(i, nodes);
 	}
-	return n;
 }
 
 /*********************************

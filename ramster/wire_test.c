@@ -308,6 +308,17 @@ static void payload_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
 }
 
+/* The instance is the sender's to choose: any value is accepted. */
+static void hello_instance_is_free(struct kunit *test)
+{
+	struct ramster_wire_expect before = { };
+	struct frame *f = hello(test);
+
+	f->hello.instance = cpu_to_le32(0xffffffff);
+	seal(f, sizeof(f->hello));
+	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_OK);
+}
+
 static void every_error_has_a_name(struct kunit *test)
 {
 	int err;
@@ -326,6 +337,7 @@ static struct kunit_case ramster_wire_cases[] = {
 	KUNIT_CASE(header_rules),
 	KUNIT_CASE(length_bounds),
 	KUNIT_CASE(payload_rules),
+	KUNIT_CASE(hello_instance_is_free),
 	KUNIT_CASE(every_error_has_a_name),
 	{}
 };
