@@ -33,6 +33,7 @@
 #include "remote.h"
 #include "shrink.h"
 #include "stats.h"
+#include "suction.h"
 #include "transport.h"
 
 /*********************************
@@ -363,11 +364,17 @@ static int __init ramster_init(void)
 		goto err_exit_cluster;
 	}
 
+	ret = ramster_suction_init();
+	if (ret)
+		goto err_unregister;
+
 	pr_info("registered: compressor %s, max_pool_percent %u, writethrough %s\n",
 		compressor, ramster_limits.max_pool_percent,
 		writethrough ? "on" : "off");
 	return 0;
 
+err_unregister:
+	frontswap_unregister_ops(&ramster_frontswap_ops);
 err_exit_cluster:
 	frontswap_writethrough(false);
 	ramster_cluster_exit();
@@ -395,6 +402,7 @@ static void __exit ramster_exit(void)
 	 * created (try_module_get() fails from now on): unregistering
 	 * cannot find pages.
 	 */
+	ramster_suction_exit();
 	ret = frontswap_unregister_ops(&ramster_frontswap_ops);
 	if (WARN(ret, "ramster: frontswap_unregister_ops: %d, leaking the module's memory\n",
 		 ret))

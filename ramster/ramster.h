@@ -10,14 +10,16 @@
  *   compress.c  per-CPU crypto API compressors
  *   stats.c     counters, debugfs files and the one-line summary
  *   shrink.c    bringing pages home with frontswap_shrink() (admin knob)
+ *   suction.c   ... and by itself once memory pressure has subsided
  *   wire.c      validation of received frames; wire.h is the protocol
  *   cluster.c   membership: the nodes in configfs (o2nm style)
+ *   transport.c kernel TCP links to the other nodes, one per peer
+ *   remote.c    the remote tier: remotification, remote loads, invalidations
+ *   foreign.c   pages held for other nodes
  *   policy.h    pure decisions (same-filled pages, size limits)
  *
- * Later tiers plug in beside local.c: a transport (kernel sockets),
- * remote.c (remotification, remote get/put/invalidate) and foreign.c
- * (pages held for other nodes).  An entry records where its copies live,
- * so a page held on several nodes is a list, not a rewrite.
+ * An entry records where its copies live (the local pool, holders[]), so a
+ * page held on several nodes is a list, not a rewrite.
  */
 #ifndef _RAMSTER_H
 #define _RAMSTER_H

@@ -6,8 +6,8 @@
  * shrink_target asks frontswap to bring pages back into the processes that
  * own them until ramster holds N pages or fewer (a partial swapoff, see
  * frontswap_shrink() in mm/frontswap.c).  The write returns when the pass
- * is done; the result is logged.  The suction thread (memory-pressure
- * driven repatriation) will use the same path.
+ * is done; the result is logged.  The suction thread (suction.c) uses
+ * the same path.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,7 +24,8 @@
 /* One shrink at a time: concurrent ones would only fight. */
 static DEFINE_MUTEX(ramster_shrink_lock);
 
-static int ramster_shrink_to(unsigned long target)
+/* Shrink to @target pages; returns pages brought back or an errno. */
+static long ramster_shrink_to(unsigned long target, const char *who)
 {
 	unsigned long before, after;
 	unsigned long start = jiffies;
@@ -39,14 +40,33 @@ static int ramster_shrink_to(unsigned long target)
 	ramster_stat_inc(RAMSTER_STAT_SHRINK_RUNS);
 	if (before > after)
 		ramster_stat_add(RAMSTER_STAT_SHRINK_PAGES, before - after);
-	pr_info("shrink to %lu pages: %lu -> %lu in %u ms (%d)\n", target,
-		before, after, jiffies_to_msecs(jiffies - start), ret);
-	return ret;
+	pr_info("%s: shrink to %lu pages: %lu -> %lu in %u ms (%d)\n", who,
+		target, before, after, jiffies_to_msecs(jiffies - start), ret);
+	if (ret)
+		return ret;
+	return before > after ? before - after : 0;
+}
+
+/**
+ * ramster_shrink_by - bring up to @pages pages home
+ * @pages: how many
+ * @who: for the log line
+ *
+ * Return: how many came back (0 on error).
+ */
+unsigned long ramster_shrink_by(unsigned long pages, const char *who)
+{
+	unsigned long held = frontswap_curr_pages();
+	long ret = ramster_shrink_to(held > pages ? held - pages : 0, who);
+
+	return ret > 0 ? ret : 0;
 }
 
 static int ramster_shrink_target_set(void *data, u64 val)
 {
-	return ramster_shrink_to(val);
+	long ret = ramster_shrink_to(val, "admin");
+
+	return ret < 0 ? ret : 0;
 }
 
 static int ramster_shrink_target_get(void *data, u64 *val)

@@ -8,5 +8,6 @@
 struct dentry;
 
 void ramster_shrink_init(struct dentry *debugfs_root);
+unsigned long ramster_shrink_by(unsigned long pages, const char *who);
 
 #endif /* _RAMSTER_SHRINK_H */

@@ -81,6 +81,9 @@ const char * const ramster_stat_names[RAMSTER_NR_STATS] = {
 	[RAMSTER_STAT_LOCAL_PAGES] = "local_pages",
 	[RAMSTER_STAT_LINK_TIMEOUTS] = "link_timeouts",
 	[RAMSTER_STAT_REQUEST_TIMEOUTS] = "request_timeouts",
+	[RAMSTER_STAT_SUCTION_RUNS] = "suction_runs",
+	[RAMSTER_STAT_SUCTION_PAGES] = "suction_pages",
+	[RAMSTER_STAT_SUCTION_REMOTE_PAGES] = "suction_remote_pages",
 };
 EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_stat_names);
 

@@ -9,6 +9,10 @@
 #   peers3     tests/configs/peers-3.conf: three peers under pressure at once
 #   memserver  tests/configs/memserver-full.conf: a memory server and three
 #              clients that overrun its capacity
+#   lifecycle  the pair: suction, a manual shrink, a peer killed under a
+#              process (SIGBUS, never stale data), down during a workload
+#   writethrough  the pair in writethrough mode: a killed peer's pages are
+#              read from the swap device
 
 CLUSTER=$TOP/ramster-cluster
 # Set while a session's cluster is up: tests/run.sh's cleanup takes it down.
@@ -20,6 +24,8 @@ CLUSTER_SESSIONS=(
 	"pair|cluster_late_node_joins cluster_pair_up_and_exec cluster_nodes_reach_each_other cluster_stat_reads_every_node cluster_pair_remote_pages cluster_pair_swapoff_back_to_zero cluster_malformed_frames_rejected cluster_peer_restart_reconnects cluster_down_orderly cluster_pair_no_kernel_warnings"
 	"peers3|cluster_three_peers_under_pressure cluster_peers3_no_kernel_warnings"
 	"memserver|cluster_memserver_holds_client_pages cluster_memserver_full_refuses_puts cluster_memserver_no_kernel_warnings"
+	"lifecycle|cluster_suction_brings_pages_home cluster_manual_shrink_to_target cluster_dead_peer_sigbus_never_stale cluster_down_during_workload cluster_lifecycle_no_kernel_warnings"
+	"writethrough|cluster_dead_peer_writethrough_device_serves cluster_writethrough_no_kernel_warnings"
 )
 
 # cx NODE CMD...: run a command in a node; its output, never a failure.
@@ -358,6 +364,162 @@ session_memserver() {
 		report "not ok" cluster_memserver_full_refuses_puts "$full_problem"
 	fi
 	report_problems cluster_memserver_no_kernel_warnings "$(session_problems)"
+}
+
+#########################################
+# lifecycle: pages come home, or fail loudly
+#########################################
+# park NODE: a workload of half the node's RAM pushed out to swap by a hog
+# of 2.5x RAM, waiting (memory allocated) until /tmp/ready.go appears.
+# Its exit status is appended to /tmp/load.out as "exit=N".
+park() {
+	local mem
+	mem=$(node_mem "$1")
+	cx "$1" "rm -f /tmp/ready /tmp/ready.go; (/bin/workload -m $((mem / 2)) -H $((mem * 5 / 2)) -r /tmp/ready -p 1 -q; echo exit=\$?) > /tmp/load.out 2>&1 &" >/dev/null
+}
+parked() { [ -n "$(cx "$1" "ls /tmp/ready 2>/dev/null")" ]; }
+unpark() { cx "$1" "touch /tmp/ready.go" >/dev/null; }
+load_exit() { cx "$1" "cat /tmp/load.out" | sed -n 's/^exit=//p'; }
+load_exited() { [ -n "$(load_exit "$1")" ]; }
+set_param() { cx "$1" "echo $3 > /sys/module/ramster/parameters/$2" >/dev/null; }
+remote_is_zero() { [ "$(dbg "$1" remote_pages)" = 0 ]; }
+
+session_lifecycle() {
+	local results=$1 problem mem t0 t1 v held target after detect
+	local suction_problem suction_figures shrink_problem shrink_figures
+	local dead_problem dead_figures down_problem
+	if ! session_up lifecycle "$TOP/tests/configs/pair-fuzz.conf" 1 2; then
+		session_failed "$results" "up failed: $(tail -n 1 "$LOGS/cluster-lifecycle-up.log")"
+		return
+	fi
+	mem=$(node_mem 1)
+
+	# Suction: the hog goes, memory is plentiful again, pages come home.
+	problem=
+	set_param 1 suction_interval_ms 0
+	park 1
+	wait_until 300 parked 1 || problem="workload never parked"
+	v=$(dbg 1 remote_pages)
+	[ "$v" -gt 0 ] 2>/dev/null || problem="$problem no remote pages after the hog ($v)"
+	t0=$(date +%s)
+	set_param 1 suction_interval_ms 1000
+	wait_until 180 remote_is_zero 1 || problem="$problem remote pages still $(dbg 1 remote_pages) after 180s"
+	t1=$(date +%s)
+	unpark 1
+	wait_until 300 load_exited 1 || problem="$problem workload did not finish"
+	[ "$(load_bad 1)" = 0 ] || problem="$problem bad pages: $(load_bad 1)"
+	suction_figures="$v remote pages home in $((t1 - t0))s; $(cx 1 "dmesg | grep 'suction: shrink'" |
+		awk '{ for (i = 1; i <= NF; i++) { if ($i == "->") { n += $(i - 1) - $(i + 1) } if ($i == "ms") ms += $(i - 1) } }
+			END { if (ms) printf "suction %d pages in %d ms of passes (%d pages/s)", n, ms, n * 1000 / ms }')"
+	suction_problem=$problem
+
+	# The administrator's shrink: down to a quarter, within a margin.
+	problem=
+	set_param 1 suction_interval_ms 0
+	park 1
+	wait_until 300 parked 1 || problem="workload never parked"
+	held=$(cx 1 "cat /sys/kernel/debug/frontswap/curr_pages")
+	target=$((held / 4))
+	cx 1 "echo $target > $DEBUGFS/shrink_target" >/dev/null
+	after=$(cx 1 "cat /sys/kernel/debug/frontswap/curr_pages")
+	[ "$after" -le $((target + held / 20 + 128)) ] 2>/dev/null ||
+		problem="curr_pages $after after shrinking $held to $target"
+	unpark 1
+	wait_until 300 load_exited 1 || problem="$problem workload did not finish"
+	[ "$(load_bad 1)" = 0 ] || problem="$problem bad pages: $(load_bad 1)"
+	shrink_figures="$held -> $after pages (target $target); $(cx 1 "dmesg | grep 'admin: shrink' | tail -n 1" |
+		awk '{ for (i = 1; i <= NF; i++) { if ($i == "->") { n = $(i - 1) - $(i + 1) } if ($i == "ms") ms = $(i - 1) } }
+			END { if (ms) printf "%d pages in %d ms (%d pages/s)", n, ms, n * 1000 / ms }')"
+	shrink_problem=$problem
+
+	# A peer dies under a parked process: SIGBUS, never a stale page.
+	problem=
+	park 1
+	wait_until 300 parked 1 || problem="workload never parked"
+	v=$(dbg 1 remote_pages)
+	[ "$v" -gt 0 ] 2>/dev/null || problem="$problem no remote pages to lose ($v)"
+	"$CLUSTER" kill 2 >/dev/null 2>&1 || problem="$problem kill failed"
+	t0=$(date +%s)
+	wait_until 60 peer_state_is 1 2 down || problem="$problem node 2 not seen down after 60s"
+	detect=$(($(date +%s) - t0))
+	unpark 1
+	wait_until 300 load_exited 1 || problem="$problem workload did not end"
+	v=$(load_exit 1)
+	[ "$v" = 135 ] || problem="$problem workload exit $v, want 135 (SIGBUS)"
+	if cx 1 "cat /tmp/load.out" | grep -q 'BAD page'; then
+		problem="$problem the workload read a wrong page"
+	fi
+	[ -n "$(cx 1 "dmesg | grep 'frontswap cannot produce the page' | head -n 1")" ] ||
+		problem="$problem no I/O error logged"
+	v=$(cx 1 "/bin/workload -m 8 -p 1 -q | tail -n 1")
+	[[ "$v" == *"bad=0"* ]] || problem="$problem a new process failed: $v"
+	dead_figures="node 2 seen down ${detect}s after the kill; $(dbg 1 remote_loads_failed) remote loads failed, workload killed by SIGBUS"
+	dead_problem=$problem
+
+	# Down while a node is loaded: orderly and bounded.
+	problem=
+	"$CLUSTER" start 2 >/dev/null 2>&1 || problem="restart of node 2 failed"
+	wait_until 30 peer_state_is 1 2 live || problem="$problem link not live again"
+	load_bg 1 $((mem * 3)) 5
+	sleep 20
+	t0=$(date +%s)
+	session_down lifecycle || problem="$problem down failed"
+	t1=$(date +%s)
+	[ $((t1 - t0)) -le 400 ] || problem="$problem down took $((t1 - t0))s"
+	if [ -f "$RAMSTER_CLUSTER_DIR/netns" ]; then problem="$problem namespace-left"; fi
+	down_problem=$problem
+
+	if [ -z "$suction_problem" ]; then
+		report ok cluster_suction_brings_pages_home "$suction_figures"
+	else
+		report "not ok" cluster_suction_brings_pages_home "$suction_problem"
+	fi
+	if [ -z "$shrink_problem" ]; then
+		report ok cluster_manual_shrink_to_target "$shrink_figures"
+	else
+		report "not ok" cluster_manual_shrink_to_target "$shrink_problem"
+	fi
+	if [ -z "$dead_problem" ]; then
+		report ok cluster_dead_peer_sigbus_never_stale "$dead_figures"
+	else
+		report "not ok" cluster_dead_peer_sigbus_never_stale "$dead_problem"
+	fi
+	if [ -z "$down_problem" ]; then
+		report ok cluster_down_during_workload "down in $((t1 - t0))s"
+	else
+		report "not ok" cluster_down_during_workload "$down_problem"
+	fi
+	report_problems cluster_lifecycle_no_kernel_warnings "$(session_problems)"
+}
+
+#########################################
+# writethrough: the device has every page
+#########################################
+session_writethrough() {
+	local results=$1 problem='' v
+	if ! RAMSTER_PARAMS=writethrough=1,suction_interval_ms=0 \
+		session_up writethrough "$TOP/tests/configs/pair-fuzz.conf" 1 2; then
+		session_failed "$results" "up failed: $(tail -n 1 "$LOGS/cluster-writethrough-up.log")"
+		return
+	fi
+	park 1
+	wait_until 300 parked 1 || problem="workload never parked"
+	v=$(dbg 1 remote_pages)
+	[ "$v" -gt 0 ] 2>/dev/null || problem="$problem no remote pages to lose ($v)"
+	"$CLUSTER" kill 2 >/dev/null 2>&1 || problem="$problem kill failed"
+	unpark 1
+	wait_until 600 load_exited 1 || problem="$problem workload did not end"
+	[ "$(load_exit 1)" = 0 ] || problem="$problem workload exit $(load_exit 1)"
+	[ "$(load_bad 1)" = 0 ] || problem="$problem bad pages: $(load_bad 1)"
+	v=$(cx 1 "cat /sys/kernel/debug/frontswap/failed_loads")
+	[ "$v" -gt 0 ] 2>/dev/null || problem="$problem no load fell back to the device ($v)"
+	session_down writethrough || problem="$problem down failed"
+	if [ -z "$problem" ]; then
+		report ok cluster_dead_peer_writethrough_device_serves "$v lost pages read from the swap device, 0 bad"
+	else
+		report "not ok" cluster_dead_peer_writethrough_device_serves "$problem"
+	fi
+	report_problems cluster_writethrough_no_kernel_warnings "$(session_problems)"
 }
 
 # cluster_session NAME: run one session with its results.
