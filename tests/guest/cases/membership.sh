@@ -18,6 +18,9 @@ try() {
 	esac
 }
 
+# Setting "local" starts listening on node 2's address: it must be here.
+ip link set lo up
+ip addr add 10.213.0.2/32 dev lo
 /bin/ramster-conf apply /etc/ramster/peers-3.conf 2; rc=$?
 for n in node1 node2 node3; do
 	echo "$n: num=$(cat $CFG/$n/num) addr=$(cat $CFG/$n/ipv4_address):$(cat $CFG/$n/ipv4_port) role=$(cat $CFG/$n/role) capacity=$(cat $CFG/$n/capacity) local=$(cat $CFG/$n/local)"
@@ -48,6 +51,8 @@ try "busy" $CFG/extra/local 1                      # node2 is local
 try "busy" $CFG/node2/capacity 5                   # local: frozen
 dmesg | grep -q 'ramster: local node 2 (node2), 10.213.0.2:7777, role peer' ||
 	problems="$problems [no local-node message]"
+dmesg | grep -q 'ramster: node 2 (peer): listening on 10.213.0.2:7777, 2 links' ||
+	problems="$problems [not listening with 2 links]"
 check membership_rules_enforced "$problems" test -z "$problems"
 
 # The node directories pin the module; once removed, rmmod works.

@@ -27,7 +27,7 @@ ip link set eth0 up
 ip addr add "$ip/24" dev eth0
 swap_on
 # shellcheck disable=SC2086  # the parameters are words on purpose
-load_ramster max_pool_percent="$pool" cluster_name="$cluster" $params
+insmod "$MODDIR/ramster.ko" max_pool_percent="$pool" cluster_name="$cluster" $params
 /bin/ramster-conf apply "$conf" "$node"
 echo "RAMSTER-NODE: $name (node $node) up at $ip"
 
