@@ -369,13 +369,15 @@ session_memserver() {
 #########################################
 # lifecycle: pages come home, or fail loudly
 #########################################
-# park NODE: a workload of half the node's RAM pushed out to swap by a hog
-# of 2.5x RAM, waiting (memory allocated) until /tmp/ready.go appears.
-# Its exit status is appended to /tmp/load.out as "exit=N".
+# park NODE: a workload of a quarter of the node's RAM pushed out to swap
+# by a hog of 2.75x RAM, waiting (memory allocated) until /tmp/ready.go
+# appears.  Once the hog is gone the node has memory to spare (suction's
+# mark is 25% of RAM available) even with the quarter back in.  Its exit
+# status is appended to /tmp/load.out as "exit=N".
 park() {
 	local mem
 	mem=$(node_mem "$1")
-	cx "$1" "rm -f /tmp/ready /tmp/ready.go; (/bin/workload -m $((mem / 2)) -H $((mem * 5 / 2)) -r /tmp/ready -p 1 -q; echo exit=\$?) > /tmp/load.out 2>&1 &" >/dev/null
+	cx "$1" "rm -f /tmp/ready /tmp/ready.go; (/bin/workload -m $((mem / 4)) -H $((mem * 11 / 4)) -r /tmp/ready -p 1 -q; echo exit=\$?) > /tmp/load.out 2>&1 &" >/dev/null
 }
 parked() { [ -n "$(cx "$1" "ls /tmp/ready 2>/dev/null")" ]; }
 unpark() { cx "$1" "touch /tmp/ready.go" >/dev/null; }

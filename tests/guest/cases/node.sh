@@ -31,19 +31,10 @@ insmod "$MODDIR/ramster.ko" max_pool_percent="$pool" cluster_name="$cluster" $pa
 /bin/ramster-conf apply "$conf" "$node"
 echo "RAMSTER-NODE: $name (node $node) up at $ip"
 
-# The agent: "<id> <command>" in, the command's output and
-# "@@RAMSTER-END <id> <status>" out.  The console is a tty: raw, no echo.
-agent=/dev/hvc0
-exec 3<>"$agent"
-stty raw -echo <&3
-while read -r id cmd <&3; do
-	[ "$cmd" = poweroff ] && { echo "@@RAMSTER-END $id 0" >&3; break; }
-	sh -c "$cmd" > /tmp/agent.out 2>&1 < /dev/null
-	rc=$?
-	cat /tmp/agent.out >&3
-	echo "@@RAMSTER-END $id $rc" >&3
-done
-# Orderly: swap comes back in before the node goes (the host's "down"
-# did it already on every node while all of them were up).
-swapoff /dev/vda 2>/dev/null
-echo "RAMSTER-NODE: $name down"
+# The agent (tests/guest/ramster-agent.c): "<id> <command>" in, the
+# command's output and "@@RAMSTER-END <id> <status>" out, until the host
+# says "poweroff"; then it swaps off and powers the node off itself.  It
+# locks its memory: if a peer dies with pages of this node, processes
+# whose pages were there die, and the agent must not be one of them.
+stty raw -echo < /dev/hvc0
+exec /bin/ramster-agent /dev/hvc0 "$name"

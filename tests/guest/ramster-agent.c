@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ramster-agent - the command agent of a cluster node (see node.sh)
+ *
+ *   ramster-agent DEVICE NAME
+ *
+ * Reads "<id> <command>" lines from DEVICE (the node's second virtio
+ * console), runs each command with sh -c, and writes back its output and
+ * "@@RAMSTER-END <id> <status>".  "poweroff" ends it: it swaps off, says
+ * "RAMSTER-NODE: NAME down" on standard output (the serial console) and
+ * reboots the guest, which QEMU turns into an exit.
+ *
+ * The agent is the node's PID 1 (/init execs node.sh, which execs the
+ * agent).  It locks its memory (mlockall): when a peer dies with some of
+ * this node's pages, every process whose pages were there dies of SIGBUS,
+ * and PID 1 must not be among them (the kernel panics when init dies), or
+ * nobody could tell the host what happened.  As PID 1 it reaps orphans,
+ * and it never returns: it powers the node off.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/reboot.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define OUTPUT "/tmp/agent.out"
+
+/* Run a command, its output in OUTPUT; returns its exit status. */
+static int run(const char *cmd)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 127;
+	if (pid == 0) {
+		fd = open(OUTPUT, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			close(fd);
+		}
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	/* Orphans (background commands) are ours to reap, as PID 1. */
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+/* Copy OUTPUT to the agent's device. */
+static void send_output(int dev)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = open(OUTPUT, O_RDONLY);
+
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (write(dev, buf, n) != n)
+			break;
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	char line[8192], reply[128], *cmd;
+	FILE *in;
+	int dev, status;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: ramster-agent DEVICE NAME\n");
+		goto power_off;
+	}
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		perror("ramster-agent: mlockall");
+	dev = open(argv[1], O_RDWR);
+	if (dev < 0) {
+		perror(argv[1]);
+		goto power_off;
+	}
+	in = fdopen(dup(dev), "r");
+	if (!in)
+		goto power_off;
+	while (fgets(line, sizeof(line), in)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		cmd = strchr(line, ' ');
+		if (!cmd)
+			continue;
+		*cmd++ = '\0';
+		if (!strcmp(cmd, "poweroff")) {
+			snprintf(reply, sizeof(reply), "@@RAMSTER-END %.64s 0\n", line);
+			if (write(dev, reply, strlen(reply)) < 0)
+				break;
+			break;
+		}
+		status = run(cmd);
+		send_output(dev);
+		snprintf(reply, sizeof(reply), "@@RAMSTER-END %.64s %d\n", line,
+			 status);
+		if (write(dev, reply, strlen(reply)) < 0)
+			break;
+	}
+
+	/* Orderly: swap comes back in before the node goes. */
+	run("grep -q '^/dev/vda' /proc/swaps && swapoff /dev/vda");
+	printf("RAMSTER-NODE: %s down\n", argv[2]);
+power_off:
+	fflush(stdout);
+	sync();
+	reboot(RB_AUTOBOOT);	/* QEMU runs with -no-reboot: it exits */
+	for (;;)
+		pause();
+}
