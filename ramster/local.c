@@ -231,6 +231,28 @@ void ramster_local_copy(const struct ramster_entry *entry, void *buf)
 	zs_unmap_object(ramster_pool, entry->handle);
 }
 
+/*
+ * Keep compressed data that came back from another node; returns its
+ * zsmalloc handle, or 0 if the pool has no room.
+ */
+unsigned long ramster_local_adopt(const void *data, unsigned int len)
+{
+	unsigned long handle = zs_malloc(ramster_pool, len, STORE_GFP);
+	void *dst;
+
+	if (IS_ERR_VALUE(handle))
+		return 0;
+	dst = zs_map_object(ramster_pool, handle, ZS_MM_WO);
+	memcpy(dst, data, len);
+	zs_unmap_object(ramster_pool, handle);
+	return handle;
+}
+
+void ramster_local_release(unsigned long handle)
+{
+	zs_free(ramster_pool, handle);
+}
+
 /* Pages the pool uses now. */
 unsigned long ramster_local_pool_pages(void)
 {

@@ -32,6 +32,8 @@ int ramster_local_decompress(const void *src, unsigned int len,
 			     struct page *page);
 void ramster_local_copy(const struct ramster_entry *entry, void *buf);
 unsigned long ramster_local_pool_pages(void);
+unsigned long ramster_local_adopt(const void *data, unsigned int len);
+void ramster_local_release(unsigned long handle);
 void ramster_local_free(struct ramster_entry *entry);
 u64 ramster_local_pool_bytes(void);
 

@@ -411,37 +411,29 @@ out:
 	complete(&greq->done);
 }
 
-/**
- * ramster_remote_load - fetch a page from the node that holds it
- * @tree: the entry's tree
- * @entry: the entry, referenced by the caller, with a remote copy
- * @page: the page to fill
- *
- * Return: 0 with the page filled, or a negative errno with the page's
- * contents undefined.
+/*
+ * GET an entry's data from its holder into @buf (entry->length bytes),
+ * verified: same key, length and crc32c.  Counts failures.
  */
-int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
-			struct page *page)
+static int ramster_remote_get(struct ramster_tree *tree,
+			      struct ramster_entry *entry, void *buf)
 {
 	struct ramster_get_req greq = {
 		.tree = tree,
 		.entry = entry,
+		.buf = buf,
 		.req.reply_type = RAMSTER_MSG_GET_REPLY,
 		.req.done = ramster_get_done,
 	};
 	unsigned long timeout;
 	struct ramster_wire_key *key;
 	struct ramster_msg *msg;
-	ktime_t start = ktime_get();
 	int ret;
 
 	init_completion(&greq.done);
-	greq.buf = kmalloc(entry->length, GFP_NOIO | __GFP_NOWARN);
 	msg = ramster_msg_alloc(RAMSTER_MSG_GET, sizeof(*key),
 				GFP_NOIO | __GFP_NOWARN);
-	if (!greq.buf || !msg) {
-		if (msg)
-			ramster_msg_free(msg);
+	if (!msg) {
 		ret = -ENOMEM;
 		goto out_failed;
 	}
@@ -471,14 +463,6 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 	}
 	if (ret)
 		goto out_failed;
-	ret = ramster_local_decompress(greq.buf, entry->length, page);
-	if (ret) {
-		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_BAD);
-		goto out_log;
-	}
-	ramster_lat_record(start);
-	ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS);
-	kfree(greq.buf);
 	return 0;
 
 out_failed:
@@ -486,8 +470,133 @@ out_failed:
 out_log:
 	pr_err_ratelimited("swap type %u offset %lu: page held by node %u cannot be fetched (%d)\n",
 			   tree->type, entry->offset, entry->holders[0], ret);
-	kfree(greq.buf);
 	return ret;
+}
+
+/**
+ * ramster_remote_load - fetch a page from the node that holds it
+ * @tree: the entry's tree
+ * @entry: the entry, referenced by the caller, with a remote copy
+ * @page: the page to fill
+ *
+ * Return: 0 with the page filled, or a negative errno with the page's
+ * contents undefined.
+ */
+int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
+			struct page *page)
+{
+	ktime_t start = ktime_get();
+	void *buf;
+	int ret;
+
+	buf = kmalloc(entry->length, GFP_NOIO | __GFP_NOWARN);
+	if (!buf) {
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_FAILED);
+		return -ENOMEM;
+	}
+	ret = ramster_remote_get(tree, entry, buf);
+	if (!ret) {
+		ret = ramster_local_decompress(buf, entry->length, page);
+		if (ret)
+			ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_BAD);
+	}
+	if (!ret) {
+		ramster_lat_record(start);
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS);
+	}
+	kfree(buf);
+	return ret;
+}
+
+/*
+ * The first entry of @tree at or after @offset that lives only on another
+ * node, referenced; NULL if none.
+ */
+static struct ramster_entry *ramster_next_remote(struct ramster_tree *tree,
+						 pgoff_t offset)
+{
+	struct rb_node *node = tree->root.rb_node;
+	struct ramster_entry *entry, *found = NULL;
+
+	spin_lock(&tree->lock);
+	while (node) {
+		entry = rb_entry(node, struct ramster_entry, rbnode);
+		if (entry->offset >= offset) {
+			found = entry;
+			node = node->rb_left;
+		} else {
+			node = node->rb_right;
+		}
+	}
+	for (node = found ? &found->rbnode : NULL; node; node = rb_next(node)) {
+		entry = rb_entry(node, struct ramster_entry, rbnode);
+		if (ramster_entry_is_remote(entry) &&
+		    !(entry->flags & (RAMSTER_ENTRY_LOCAL |
+				      RAMSTER_ENTRY_REMOTIFYING))) {
+			ramster_entry_get(entry);
+			spin_unlock(&tree->lock);
+			return entry;
+		}
+	}
+	spin_unlock(&tree->lock);
+	return NULL;
+}
+
+/**
+ * ramster_remote_fetch_home - bring remote pages back into the local pool
+ * @max: most pages to bring
+ *
+ * For the suction thread: pages other nodes hold are fetched (verified as
+ * loads are) and kept compressed here again, while the local pool stays
+ * below the mark where remotification would send them away again.  The
+ * remote copies are then invalidated.
+ *
+ * Return: how many pages came home.
+ */
+unsigned long ramster_remote_fetch_home(unsigned long max)
+{
+	struct ramster_tree *tree;
+	struct ramster_entry *entry;
+	unsigned long done = 0, handle;
+	unsigned int type;
+	pgoff_t offset;
+	void *buf;
+
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		return 0;
+	for (type = 0; type < MAX_SWAPFILES; type++) {
+		tree = ramster_remote_trees[type];
+		offset = 0;
+		while (tree && done < max && !ramster_remote_over_target() &&
+		       !kthread_should_stop()) {
+			entry = ramster_next_remote(tree, offset);
+			if (!entry)
+				break;
+			offset = entry->offset + 1;
+			handle = 0;
+			if (entry->length <= PAGE_SIZE &&
+			    !ramster_remote_get(tree, entry, buf))
+				handle = ramster_local_adopt(buf, entry->length);
+			spin_lock(&tree->lock);
+			if (handle && !RB_EMPTY_NODE(&entry->rbnode) &&
+			    !(entry->flags & RAMSTER_ENTRY_LOCAL)) {
+				entry->handle = handle;
+				entry->flags |= RAMSTER_ENTRY_LOCAL;
+				list_add_tail(&entry->lru, &tree->lru);
+				ramster_remote_forget(tree, entry);
+				ramster_stat_inc(RAMSTER_STAT_SUCTION_REMOTE_PAGES);
+				done++;
+			} else if (handle) {
+				ramster_local_release(handle);
+			}
+			ramster_entry_put(tree, entry);
+			spin_unlock(&tree->lock);
+			cond_resched();
+		}
+	}
+	kfree(buf);
+	return done;
 }
 
 /*********************************

@@ -14,10 +14,12 @@
  * push the node back under the mark and into reclaim.  One look below
  * the mark resets the count (hysteresis): a node that swaps is left alone.
  *
- * frontswap_shrink() works through page tables and brings back any page
- * frontswap holds, local or remote; pages held by other nodes are not
- * preferred.  Counters: suction_runs, suction_pages, and
- * suction_remote_pages (how much remote_pages fell during the passes).
+ * Borrowed memory goes first: a pass first fetches pages held by other
+ * nodes back into the local pool (while the pool stays below the mark
+ * where remotification would send them away again), then calls
+ * frontswap_shrink(), which works through page tables and brings back
+ * any page frontswap holds into its process.  Counters: suction_runs,
+ * suction_pages (into processes), suction_remote_pages (fetched home).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,6 +29,7 @@
 #include <linux/moduleparam.h>
 
 #include "ramster.h"
+#include "remote.h"
 #include "shrink.h"
 #include "stats.h"
 #include "suction.h"
@@ -87,13 +90,14 @@ static int ramster_suction_fn(void *arg)
 		if (++calm < max(suction_inertia, 1U) || !held)
 			continue;
 
-		remote = ramster_stat_read(RAMSTER_STAT_REMOTE_PAGES);
+		/* Borrowed RAM first: remote pages into the local pool... */
+		remote = ramster_remote_fetch_home(room);
+		/* ... then pages into the processes that own them. */
 		held = ramster_shrink_by(min(room, held), "suction");
 		ramster_stat_inc(RAMSTER_STAT_SUCTION_RUNS);
 		ramster_stat_add(RAMSTER_STAT_SUCTION_PAGES, held);
-		if (remote > ramster_stat_read(RAMSTER_STAT_REMOTE_PAGES))
-			ramster_stat_add(RAMSTER_STAT_SUCTION_REMOTE_PAGES,
-					 remote - ramster_stat_read(RAMSTER_STAT_REMOTE_PAGES));
+		if (remote)
+			pr_info("suction: %lu remote pages fetched home\n", remote);
 	}
 	return 0;
 }

@@ -372,16 +372,18 @@ session_memserver() {
 # park NODE: a workload of a quarter of the node's RAM pushed out to swap
 # by a hog of 2.75x RAM, waiting (memory allocated) until /tmp/ready.go
 # appears.  Once the hog is gone the node has memory to spare (suction's
-# mark is 25% of RAM available) even with the quarter back in.  Its exit
-# status is appended to /tmp/load.out as "exit=N".
+# mark is 25% of RAM available) even with the quarter back in.  It is an
+# orphan of the agent, which records how it ended in /tmp/reaped (a shell
+# waiting for it could itself die with a dead peer's pages).
 park() {
 	local mem
 	mem=$(node_mem "$1")
-	cx "$1" "rm -f /tmp/ready /tmp/ready.go; (/bin/workload -m $((mem / 4)) -H $((mem * 11 / 4)) -r /tmp/ready -p 1 -q; echo exit=\$?) > /tmp/load.out 2>&1 &" >/dev/null
+	cx "$1" "rm -f /tmp/ready /tmp/ready.go; /bin/workload -m $((mem / 4)) -H $((mem * 11 / 4)) -r /tmp/ready -p 1 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
 }
 parked() { [ -n "$(cx "$1" "ls /tmp/ready 2>/dev/null")" ]; }
 unpark() { cx "$1" "touch /tmp/ready.go" >/dev/null; }
-load_exit() { cx "$1" "cat /tmp/load.out" | sed -n 's/^exit=//p'; }
+# shellcheck disable=SC2016  # expanded in the guest
+load_exit() { cx "$1" 'grep "^$(cat /tmp/load.pid) " /tmp/reaped' | cut -d' ' -f2; }
 load_exited() { [ -n "$(load_exit "$1")" ]; }
 set_param() { cx "$1" "echo $3 > /sys/module/ramster/parameters/$2" >/dev/null; }
 remote_is_zero() { [ "$(dbg "$1" remote_pages)" = 0 ]; }

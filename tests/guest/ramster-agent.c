@@ -29,6 +29,35 @@
 
 #define OUTPUT "/tmp/agent.out"
 
+#define REAPED "/tmp/reaped"
+
+/* As a shell reports it: the exit code, or 128 + the signal. */
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+/*
+ * Orphans (background commands) are ours to reap, as PID 1; their exit
+ * codes go to REAPED as "PID CODE" lines (a test reads how they ended).
+ */
+static void reap_orphans(void)
+{
+	FILE *log;
+	pid_t pid;
+	int status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		log = fopen(REAPED, "a");
+		if (log) {
+			fprintf(log, "%d %d\n", (int)pid, exit_code(status));
+			fclose(log);
+		}
+	}
+}
+
 /* Run a command, its output in OUTPUT; returns its exit status. */
 static int run(const char *cmd)
 {
@@ -55,12 +84,8 @@ static int run(const char *cmd)
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return 127;
-	/* Orphans (background commands) are ours to reap, as PID 1. */
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
+	reap_orphans();
+	return exit_code(status);
 }
 
 /* Copy OUTPUT to the agent's device. */
