@@ -230,21 +230,20 @@ err_no_memory:
 	return RAMSTER_ST_NO_MEMORY;
 }
 
-/* A GET_REPLY without data. */
-static struct ramster_msg *ramster_foreign_get_failed(const struct ramster_wire_key *key,
-						      u32 status)
+/* A GET_REPLY for @key with room for @clen bytes of data, status OK. */
+static struct ramster_msg *ramster_foreign_reply(const struct ramster_wire_key *key,
+						 u32 clen)
 {
 	struct ramster_wire_page *rp;
 	struct ramster_msg *msg;
 
-	msg = ramster_msg_alloc(RAMSTER_MSG_GET_REPLY, sizeof(*rp),
+	msg = ramster_msg_alloc(RAMSTER_MSG_GET_REPLY, sizeof(*rp) + clen,
 				GFP_KERNEL | __GFP_NOWARN);
 	if (!msg)
 		return NULL;
 	rp = (void *)msg->payload;
 	memset(rp, 0, sizeof(*rp));
 	rp->key = *key;
-	rp->status = cpu_to_le32(status);
 	return msg;
 }
 
@@ -278,13 +277,10 @@ struct ramster_msg *ramster_foreign_get(u8 node,
 	if (!clen)
 		goto not_found;
 
-	msg = ramster_msg_alloc(RAMSTER_MSG_GET_REPLY, sizeof(*rp) + clen,
-				GFP_KERNEL | __GFP_NOWARN);
+	msg = ramster_foreign_reply(key, clen);
 	if (!msg)
 		return NULL;
 	rp = (void *)msg->payload;
-	memset(rp, 0, sizeof(*rp));
-	rp->key = *key;
 
 	/* Only this owner's link thread changes its pages: fp is the same. */
 	spin_lock(&ramster_foreign_lock);
@@ -305,7 +301,12 @@ struct ramster_msg *ramster_foreign_get(u8 node,
 
 not_found:
 	ramster_stat_inc(RAMSTER_STAT_FOREIGN_GETS_NOT_FOUND);
-	return ramster_foreign_get_failed(key, RAMSTER_ST_NOT_FOUND);
+	msg = ramster_foreign_reply(key, 0);
+	if (msg) {
+		rp = (void *)msg->payload;
+		rp->status = cpu_to_le32(RAMSTER_ST_NOT_FOUND);
+	}
+	return msg;
 }
 
 /* Drop the pages named by an INVALIDATE, generation by generation. */

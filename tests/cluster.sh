@@ -121,6 +121,16 @@ session_down() {
 	return $ret
 }
 
+# report_figures NAME PROBLEMS FIGURES: ok with FIGURES as the comment if
+# PROBLEMS is empty, else not ok with PROBLEMS.
+report_figures() {
+	if [ -z "$2" ]; then
+		report ok "$1" "$3"
+	else
+		report "not ok" "$1" "$2"
+	fi
+}
+
 # Report every result of a session as failed (its cluster did not boot).
 session_failed() {
 	local results=$1 why=$2 r
@@ -275,17 +285,9 @@ session_pair() {
 	else
 		report "not ok" cluster_stat_reads_every_node "see $RAMSTER_CLUSTER_DIR/stat-idle.txt"
 	fi
-	if [ -z "$pair_problem" ]; then
-		report ok cluster_pair_remote_pages "$pair_figures"
-	else
-		report "not ok" cluster_pair_remote_pages "$pair_problem"
-	fi
+	report_figures cluster_pair_remote_pages "$pair_problem" "$pair_figures"
 	report_problems cluster_pair_swapoff_back_to_zero "$swapoff_problem"
-	if [ -z "$fuzz_problem" ]; then
-		report ok cluster_malformed_frames_rejected "$fuzz_cases cases counted and closed, legit link kept"
-	else
-		report "not ok" cluster_malformed_frames_rejected "$fuzz_problem"
-	fi
+	report_figures cluster_malformed_frames_rejected "$fuzz_problem" "$fuzz_cases cases counted and closed, legit link kept"
 	report_problems cluster_peer_restart_reconnects "$restart_problem"
 	report_problems cluster_down_orderly "$down_problem"
 	report_problems cluster_pair_no_kernel_warnings "$(session_problems)"
@@ -312,11 +314,7 @@ session_peers3() {
 			problem="$problem node $num never had remote pages"
 	done
 	session_down peers3 || problem="$problem down failed"
-	if [ -z "$problem" ]; then
-		report ok cluster_three_peers_under_pressure "peak remote pages ${WATCH_MAX[1:remote_pages]}/${WATCH_MAX[2:remote_pages]}/${WATCH_MAX[3:remote_pages]}, 0 bad"
-	else
-		report "not ok" cluster_three_peers_under_pressure "$problem"
-	fi
+	report_figures cluster_three_peers_under_pressure "$problem" "peak remote pages ${WATCH_MAX[1:remote_pages]}/${WATCH_MAX[2:remote_pages]}/${WATCH_MAX[3:remote_pages]}, 0 bad"
 	report_problems cluster_peers3_no_kernel_warnings "$(session_problems)"
 }
 
@@ -353,16 +351,8 @@ session_memserver() {
 	[ "${WATCH_MAX[1:foreign_pages]:-0}" -le 3000 ] ||
 		full_problem="$full_problem server held ${WATCH_MAX[1:foreign_pages]} pages, capacity 3000"
 	session_down memserver || problem="$problem down failed"
-	if [ -z "$problem" ]; then
-		report ok cluster_memserver_holds_client_pages "server peak ${WATCH_MAX[1:foreign_pages]} foreign pages, its own never sent, 0 bad"
-	else
-		report "not ok" cluster_memserver_holds_client_pages "$problem"
-	fi
-	if [ -z "$full_problem" ]; then
-		report ok cluster_memserver_full_refuses_puts "$v puts refused at capacity, $refused refusals seen by clients, 0 bad"
-	else
-		report "not ok" cluster_memserver_full_refuses_puts "$full_problem"
-	fi
+	report_figures cluster_memserver_holds_client_pages "$problem" "server peak ${WATCH_MAX[1:foreign_pages]} foreign pages, its own never sent, 0 bad"
+	report_figures cluster_memserver_full_refuses_puts "$full_problem" "$v puts refused at capacity, $refused refusals seen by clients, 0 bad"
 	report_problems cluster_memserver_no_kernel_warnings "$(session_problems)"
 }
 
@@ -383,7 +373,7 @@ park() {
 parked() { [ -n "$(cx "$1" "ls /tmp/ready 2>/dev/null")" ]; }
 unpark() { cx "$1" "touch /tmp/ready.go" >/dev/null; }
 # shellcheck disable=SC2016  # expanded in the guest
-load_exit() { cx "$1" 'grep "^$(cat /tmp/load.pid) " /tmp/reaped' | cut -d' ' -f2; }
+load_exit() { cx "$1" 'grep "^$(cat /tmp/load.pid) " /tmp/reaped 2>/dev/null' | cut -d' ' -f2; }
 load_exited() { [ -n "$(load_exit "$1")" ]; }
 set_param() { cx "$1" "echo $3 > /sys/module/ramster/parameters/$2" >/dev/null; }
 remote_is_zero() { [ "$(dbg "$1" remote_pages)" = 0 ]; }
@@ -473,26 +463,10 @@ session_lifecycle() {
 	if [ -f "$RAMSTER_CLUSTER_DIR/netns" ]; then problem="$problem namespace-left"; fi
 	down_problem=$problem
 
-	if [ -z "$suction_problem" ]; then
-		report ok cluster_suction_brings_pages_home "$suction_figures"
-	else
-		report "not ok" cluster_suction_brings_pages_home "$suction_problem"
-	fi
-	if [ -z "$shrink_problem" ]; then
-		report ok cluster_manual_shrink_to_target "$shrink_figures"
-	else
-		report "not ok" cluster_manual_shrink_to_target "$shrink_problem"
-	fi
-	if [ -z "$dead_problem" ]; then
-		report ok cluster_dead_peer_sigbus_never_stale "$dead_figures"
-	else
-		report "not ok" cluster_dead_peer_sigbus_never_stale "$dead_problem"
-	fi
-	if [ -z "$down_problem" ]; then
-		report ok cluster_down_during_workload "down in $((t1 - t0))s"
-	else
-		report "not ok" cluster_down_during_workload "$down_problem"
-	fi
+	report_figures cluster_suction_brings_pages_home "$suction_problem" "$suction_figures"
+	report_figures cluster_manual_shrink_to_target "$shrink_problem" "$shrink_figures"
+	report_figures cluster_dead_peer_sigbus_never_stale "$dead_problem" "$dead_figures"
+	report_figures cluster_down_during_workload "$down_problem" "down in $((t1 - t0))s"
 	report_problems cluster_lifecycle_no_kernel_warnings "$(session_problems)"
 }
 
@@ -518,11 +492,7 @@ session_writethrough() {
 	v=$(cx 1 "cat /sys/kernel/debug/frontswap/failed_loads")
 	[ "$v" -gt 0 ] 2>/dev/null || problem="$problem no load fell back to the device ($v)"
 	session_down writethrough || problem="$problem down failed"
-	if [ -z "$problem" ]; then
-		report ok cluster_dead_peer_writethrough_device_serves "$v lost pages read from the swap device, 0 bad"
-	else
-		report "not ok" cluster_dead_peer_writethrough_device_serves "$problem"
-	fi
+	report_figures cluster_dead_peer_writethrough_device_serves "$problem" "$v lost pages read from the swap device, 0 bad"
 	report_problems cluster_writethrough_no_kernel_warnings "$(session_problems)"
 }
 

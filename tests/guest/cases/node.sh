@@ -21,6 +21,9 @@ name=$(/bin/ramster-conf get "$conf" "$node" name)
 pool=$(/bin/ramster-conf get "$conf" "$node" pool_percent)
 cluster=$(/bin/ramster-conf get "$conf" "$node" cluster)
 
+# /tmp in ramfs: the agent's and the tests' small files must not swap
+# (with a dead peer, a swapped tmpfs page reads as an I/O error).
+mount -t ramfs ramfs /tmp
 hostname "$name"
 ip link set lo up
 ip link set eth0 up
