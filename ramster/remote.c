@@ -163,6 +163,17 @@ static bool ramster_keys_match(const struct ramster_wire_key *key,
 	       le64_to_cpu(key->gen) == entry->gen;
 }
 
+/* Name an entry in a frame, as ramster_keys_match() expects it back. */
+static void ramster_key_fill(struct ramster_wire_key *key,
+			     const struct ramster_tree *tree,
+			     const struct ramster_entry *entry)
+{
+	memset(key, 0, sizeof(*key));
+	key->swap_type = cpu_to_le16(tree->type);
+	key->offset = cpu_to_le64(entry->offset);
+	key->gen = cpu_to_le64(entry->gen);
+}
+
 static void ramster_put_done(struct ramster_req *req, int err,
 			     const struct ramster_wire_hdr *hdr,
 			     const void *payload)
@@ -288,9 +299,7 @@ static int ramster_remotify_one(void)
 	}
 	wp = (void *)msg->payload;
 	memset(wp, 0, sizeof(*wp));
-	wp->key.swap_type = cpu_to_le16(tree->type);
-	wp->key.offset = cpu_to_le64(entry->offset);
-	wp->key.gen = cpu_to_le64(entry->gen);
+	ramster_key_fill(&wp->key, tree, entry);
 	wp->clen = cpu_to_le32(entry->length);
 	wp->compressor = ramster_comp_wire_id();
 	/* Our reference keeps the local copy: nobody frees it meanwhile. */
@@ -438,10 +447,7 @@ static int ramster_remote_get(struct ramster_tree *tree,
 		goto out_failed;
 	}
 	key = (void *)msg->payload;
-	memset(key, 0, sizeof(*key));
-	key->swap_type = cpu_to_le16(tree->type);
-	key->offset = cpu_to_le64(entry->offset);
-	key->gen = cpu_to_le64(entry->gen);
+	ramster_key_fill(key, tree, entry);
 
 	ret = ramster_send(entry->holders[0], msg, &greq.req);
 	if (ret)

@@ -1110,11 +1110,6 @@ unsigned int ramster_transport_request_timeout_ms(void)
 	return READ_ONCE(request_timeout_ms);
 }
 
-u8 ramster_transport_local_node(void)
-{
-	return ramster_local_info.num;
-}
-
 /* May this node put its pages on others at all? */
 bool ramster_transport_may_remotify(void)
 {

@@ -55,7 +55,6 @@ int ramster_transport_init(struct dentry *debugfs_root);
 void ramster_transport_exit(void);
 int ramster_transport_start(const struct ramster_node_info *local);
 bool ramster_transport_running(void);
-u8 ramster_transport_local_node(void);
 unsigned int ramster_transport_request_timeout_ms(void);
 bool ramster_transport_may_remotify(void);
 int ramster_transport_pick_holder(u8 *node);
