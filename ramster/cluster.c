@@ -12,7 +12,9 @@
  *			port and role are set, and only one node is local
  *
  * A node directory is made with mkdir and removed with rmdir.  As in o2nm,
- * an attribute is written once (a second write is -EBUSY), a node is
+ * an attribute is written once (a second write is -EBUSY; the one
+ * exception is the local node's capacity, which a lender may lower to
+ * have pages recalled, or raise), a node is
  * visible to the rest of the module (by number) once its num is written,
  * and "local" comes last: the transport starts listening for the local
  * node when it is set.  Userspace fills this tree from cluster.conf
@@ -199,6 +201,22 @@ static ssize_t ramster_node_capacity_store(struct config_item *item,
 	ret = kstrtou64(page, 10, &capacity);
 	if (ret)
 		return ret;
+
+	/* The local node's capacity is the lender's knob: it may change. */
+	mutex_lock(&ramster_cluster_lock);
+	if (node->local) {
+		if (node->info.role == RAMSTER_ROLE_CLIENT) {
+			ret = capacity ? -EINVAL : 0;
+		} else {
+			node->info.capacity = capacity;
+			ramster_foreign_set_capacity(capacity);
+			pr_info("node %u: capacity now %llu pages\n",
+				node->info.num, capacity);
+		}
+		mutex_unlock(&ramster_cluster_lock);
+		return ret ? ret : count;
+	}
+	mutex_unlock(&ramster_cluster_lock);
 	return ramster_node_store_once(node, RAMSTER_ATTR_CAPACITY,
 				       &node->info.capacity, &capacity,
 				       sizeof(capacity), count);

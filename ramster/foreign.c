@@ -21,6 +21,16 @@
  * RAMSTER_ST_NO_MEMORY.  Every foreign page pins the module, as local
  * entries do: a node cannot unload while it holds another node's data.
  *
+ * Giving the memory back: above foreign_high_percent of the capacity, the
+ * link threads ask each owner for its share of the excess back (RECALL,
+ * see ramster_foreign_recall_keep()), down to foreign_low_percent, where
+ * the room advertised to owners ends too.  Both marks are 100 by
+ * default: pages are recalled when the capacity is lowered below what is
+ * held.  Lowering the capacity (in configfs) or the marks is how an
+ * administrator asks for memory back; a low mark below the high one
+ * leaves a gap for owners' concurrent PUTs.  A node that leaves the
+ * cluster (recall.c) accepts no page and recalls them all.
+ *
  * Handlers are called from the owner's link thread, so the frames of one
  * owner are handled in order; the tree is shared by all owners.
  *
@@ -29,6 +39,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/moduleparam.h>
 #include <linux/rbtree.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -37,10 +48,22 @@
 #include "ramster.h"
 #include "cluster.h"
 #include "foreign.h"
+#include "policy.h"
+#include "recall.h"
 #include "stats.h"
 #include "transport.h"
 
 #define FOREIGN_GFP	(GFP_NOWAIT | __GFP_NOWARN)
+
+static unsigned int foreign_high_percent = 100;
+module_param(foreign_high_percent, uint, 0644);
+MODULE_PARM_DESC(foreign_high_percent,
+		 "recall pages from their owners above this percent of the capacity (default 100)");
+
+static unsigned int foreign_low_percent = 100;
+module_param(foreign_low_percent, uint, 0644);
+MODULE_PARM_DESC(foreign_low_percent,
+		 "... down to this percent of it, where advertised room ends too (default 100)");
 
 /**
  * struct ramster_foreign_page - a page held for another node
@@ -182,6 +205,10 @@ u32 ramster_foreign_put(u8 node, const struct ramster_wire_page *page)
 	u32 clen = le32_to_cpu(page->clen);
 	void *dst;
 
+	if (ramster_recall_leaving()) {
+		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_REFUSED);
+		return RAMSTER_ST_REFUSED;
+	}
 	if (READ_ONCE(ramster_foreign_total) >= READ_ONCE(ramster_foreign_capacity)) {
 		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_FULL);
 		return RAMSTER_ST_FULL;
@@ -377,13 +404,54 @@ void ramster_foreign_set_capacity(u64 pages)
 	WRITE_ONCE(ramster_foreign_capacity, pages);
 }
 
-/* How many more pages a PUT may bring: what keepalives advertise. */
+/* A percent of the capacity, in pages. */
+static u64 ramster_foreign_mark(unsigned int percent)
+{
+	return div_u64(READ_ONCE(ramster_foreign_capacity) *
+		       min(percent, 100U), 100);
+}
+
+/*
+ * How many more pages a PUT may bring: what keepalives advertise.  Room
+ * ends at the low mark: every owner is offered all of it, so owners that
+ * fill it at once overshoot, and the gap up to the high mark absorbs
+ * that without a recall.  PUTs are accepted up to the capacity.
+ */
 u64 ramster_foreign_free_pages(void)
 {
 	u64 total = READ_ONCE(ramster_foreign_total);
-	u64 capacity = READ_ONCE(ramster_foreign_capacity);
+	u64 low = ramster_foreign_mark(min(READ_ONCE(foreign_low_percent),
+					   READ_ONCE(foreign_high_percent)));
 
-	return capacity > total ? capacity - total : 0;
+	if (ramster_recall_leaving())
+		return 0;
+	return low > total ? low - total : 0;
+}
+
+/**
+ * ramster_foreign_recall_keep - should an owner take pages back?
+ * @node: the owner
+ *
+ * Return: how many of its pages it may keep here, or U64_MAX when none
+ * is recalled.  Leaving, it keeps none.
+ */
+u64 ramster_foreign_recall_keep(u8 node)
+{
+	u64 held = READ_ONCE(ramster_foreign_count[node]);
+
+	if (!held)
+		return U64_MAX;
+	if (ramster_recall_leaving())
+		return 0;
+	return ramster_recall_keep(held, READ_ONCE(ramster_foreign_total),
+				   ramster_foreign_mark(READ_ONCE(foreign_high_percent)),
+				   ramster_foreign_mark(READ_ONCE(foreign_low_percent)));
+}
+
+/* Foreign pages held, for all owners. */
+u64 ramster_foreign_total_pages(void)
+{
+	return READ_ONCE(ramster_foreign_total);
 }
 
 u64 ramster_foreign_held_for(u8 node)

@@ -22,6 +22,8 @@ void ramster_foreign_invalidate(u8 node, const struct ramster_wire_key *keys,
 void ramster_foreign_invalidate_area(u8 node, u16 type);
 void ramster_foreign_drop_node(u8 node);
 u64 ramster_foreign_free_pages(void);
+u64 ramster_foreign_recall_keep(u8 node);
+u64 ramster_foreign_total_pages(void);
 u64 ramster_foreign_held_for(u8 node);
 u64 ramster_foreign_pool_bytes(void);
 

@@ -14,7 +14,8 @@
  *  2. The module cannot go away while it holds a page: every stored entry
  *     holds a module reference (taken with try_module_get(), so a store
  *     racing with rmmod is refused), and rmmod fails with -EBUSY until
- *     the pages are invalidated (swapoff) or brought back.
+ *     the pages are invalidated (swapoff) or brought back (debugfs
+ *     "drain", recall.c).
  *  3. invalidate_page runs under the swap area's spinlock: it and
  *     everything it calls only take spinlocks and never sleep.
  */
@@ -30,6 +31,7 @@
 #include "foreign.h"
 #include "index.h"
 #include "local.h"
+#include "recall.h"
 #include "remote.h"
 #include "shrink.h"
 #include "stats.h"
@@ -168,6 +170,11 @@ static int ramster_frontswap_store(unsigned int type, pgoff_t offset,
 		ramster_remote_kick();
 		ramster_stat_inc(RAMSTER_STAT_REJECT_POOL_LIMIT);
 		return -ENOMEM;
+	}
+	/* Draining before rmmod: new pages go to the device. */
+	if (ramster_recall_draining()) {
+		ramster_stat_inc(RAMSTER_STAT_REJECT_DRAINING);
+		return -EBUSY;
 	}
 	/* Each entry pins the module; refused once rmmod has begun. */
 	if (!try_module_get(THIS_MODULE)) {
@@ -349,6 +356,7 @@ static int __init ramster_init(void)
 	if (ret)
 		goto err_exit_transport;
 
+	ramster_recall_init(ramster_stats_debugfs_root());
 	ret = ramster_cluster_init();
 	if (ret) {
 		pr_err("cannot register /sys/kernel/config/ramster (%d)\n", ret);
@@ -379,6 +387,7 @@ err_exit_cluster:
 	frontswap_writethrough(false);
 	ramster_cluster_exit();
 err_exit_remote:
+	ramster_recall_exit();
 	ramster_remote_exit();
 err_exit_transport:
 	ramster_transport_exit();
@@ -410,6 +419,7 @@ static void __exit ramster_exit(void)
 	frontswap_writethrough(false);
 
 	ramster_cluster_exit();
+	ramster_recall_exit();
 	ramster_remote_exit();
 	ramster_transport_exit();
 	ramster_foreign_exit();

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * policy.h - the local tier's pure decisions
+ * policy.h - pure decisions: the local tier's and the lender's
  *
  * No state and no locking here: each function answers one question from
  * its arguments, so the KUnit suite can pin down every edge.
@@ -9,6 +9,7 @@
 #define _RAMSTER_POLICY_H
 
 #include <linux/types.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 
 /**
@@ -67,6 +68,32 @@ static inline bool ramster_pool_limit_hit(unsigned long pool_pages,
 					  unsigned int max_percent)
 {
 	return pool_pages >= mult_frac(total_ram, max_percent, 100);
+}
+
+/**
+ * ramster_recall_keep - how many of one owner's pages a lender keeps
+ * @held_for: pages the lender holds for that owner
+ * @total: foreign pages it holds for all owners
+ * @high: its high mark, in pages: above it, pages are recalled
+ * @low: where a recall brings @total (at most @high)
+ *
+ * Every owner takes back its share of the excess, in proportion to what
+ * it has here, rounded up so that the shares do bring @total to @low.
+ * Page counts are far below 2^32, so the products cannot overflow.
+ *
+ * Return: how many of that owner's pages to keep, or U64_MAX when nothing
+ * is recalled.
+ */
+static inline u64 ramster_recall_keep(u64 held_for, u64 total, u64 high,
+				      u64 low)
+{
+	u64 give;
+
+	if (total <= high || !held_for || held_for > total)
+		return U64_MAX;
+	low = min(low, high);
+	give = div64_u64(held_for * (total - low) + total - 1, total);
+	return held_for - min(give, held_for);
 }
 
 #endif /* _RAMSTER_POLICY_H */

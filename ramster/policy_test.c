@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * policy_test.c - KUnit suite for the local tier's decisions (policy.h)
+ * policy_test.c - KUnit suite for the pure decisions of policy.h
  */
 #include <kunit/test.h>
 #include <linux/mm.h>
@@ -88,6 +88,42 @@ static void pool_limit(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ramster_pool_limit_hit(1UL << 39, 1UL << 40, 50));
 }
 
+static void recall_only_above_high(struct kunit *test)
+{
+	/* At or below the high mark, or nothing held: no recall. */
+	KUNIT_EXPECT_EQ(test, ramster_recall_keep(500, 900, 900, 700), U64_MAX);
+	KUNIT_EXPECT_EQ(test, ramster_recall_keep(500, 800, 900, 700), U64_MAX);
+	KUNIT_EXPECT_EQ(test, ramster_recall_keep(0, 1000, 900, 700), U64_MAX);
+	/* A count that cannot be (more for one than for all): no recall. */
+	KUNIT_EXPECT_EQ(test, ramster_recall_keep(1001, 1000, 900, 700), U64_MAX);
+}
+
+static void recall_shares_are_proportional(struct kunit *test)
+{
+	u64 held[] = { 600, 300, 100 }, kept = 0;
+	int i;
+
+	/* 1000 held, back to 700: 300 given in proportion 6:3:1. */
+	KUNIT_EXPECT_EQ(test, ramster_recall_keep(600, 1000, 900, 700), 420ULL);
+	KUNIT_EXPECT_EQ(test, ramster_recall_keep(300, 1000, 900, 700), 210ULL);
+	KUNIT_EXPECT_EQ(test, ramster_recall_keep(100, 1000, 900, 700), 70ULL);
+	/* Rounding never leaves the total above the low mark. */
+	for (i = 0; i < ARRAY_SIZE(held); i++)
+		kept += ramster_recall_keep(held[i], 1000, 900, 701);
+	KUNIT_EXPECT_LE(test, kept, 701ULL);
+	/* One owner with everything gives exactly the excess. */
+	KUNIT_EXPECT_EQ(test, ramster_recall_keep(3000, 3000, 2000, 1500), 1500ULL);
+}
+
+static void recall_low_clamped_to_high(struct kunit *test)
+{
+	/* A low mark above the high one means the high one. */
+	KUNIT_EXPECT_EQ(test, ramster_recall_keep(1000, 1000, 500, 800), 500ULL);
+	/* A mark of 0 (capacity 0, or leaving): everything comes back. */
+	KUNIT_EXPECT_EQ(test, ramster_recall_keep(123, 456, 0, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, ramster_recall_keep(1, 1, 0, 0), 0ULL);
+}
+
 static struct kunit_case ramster_policy_cases[] = {
 	KUNIT_CASE(same_filled_zero_page),
 	KUNIT_CASE(same_filled_pattern_page),
@@ -95,6 +131,9 @@ static struct kunit_case ramster_policy_cases[] = {
 	KUNIT_CASE(fill_page_round_trips),
 	KUNIT_CASE(compressed_size_limit),
 	KUNIT_CASE(pool_limit),
+	KUNIT_CASE(recall_only_above_high),
+	KUNIT_CASE(recall_shares_are_proportional),
+	KUNIT_CASE(recall_low_clamped_to_high),
 	{}
 };
 

@@ -16,7 +16,9 @@
  *   transport.c kernel TCP links to the other nodes, one per peer
  *   remote.c    the remote tier: remotification, remote loads, invalidations
  *   foreign.c   pages held for other nodes
- *   policy.h    pure decisions (same-filled pages, size limits)
+ *   recall.c    giving borrowed memory back: recalls, leaving, draining
+ *   policy.h    pure decisions (same-filled pages, size limits, recall
+ *               shares)
  *
  * An entry records where its copies live (the local pool, holders[]), so a
  * page held on several nodes is a list, not a rewrite.
@@ -24,7 +26,9 @@
 #ifndef _RAMSTER_H
 #define _RAMSTER_H
 
+#include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/sched/signal.h>
 
 #define RAMSTER_NAME "ramster"
 
@@ -37,5 +41,16 @@
 #else
 #define EXPORT_SYMBOL_IF_RAMSTER_KUNIT(sym)
 #endif
+
+/*
+ * Should a long loop give up?  A kernel thread when it is stopped, a
+ * process (an administrator's write to a debugfs knob) when it is killed.
+ */
+static inline bool ramster_should_stop(void)
+{
+	if (current->flags & PF_KTHREAD)
+		return kthread_should_stop();
+	return fatal_signal_pending(current);
+}
 
 #endif /* _RAMSTER_H */

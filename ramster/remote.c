@@ -516,10 +516,11 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 
 /*
  * The first entry of @tree at or after @offset that lives only on another
- * node, referenced; NULL if none.
+ * node (on @holder, unless that is RAMSTER_NO_NODE), referenced; NULL if
+ * none.
  */
 static struct ramster_entry *ramster_next_remote(struct ramster_tree *tree,
-						 pgoff_t offset)
+						 pgoff_t offset, u8 holder)
 {
 	struct rb_node *node = tree->root.rb_node;
 	struct ramster_entry *entry, *found = NULL;
@@ -537,6 +538,7 @@ static struct ramster_entry *ramster_next_remote(struct ramster_tree *tree,
 	for (node = found ? &found->rbnode : NULL; node; node = rb_next(node)) {
 		entry = rb_entry(node, struct ramster_entry, rbnode);
 		if (ramster_entry_is_remote(entry) &&
+		    (holder == RAMSTER_NO_NODE || entry->holders[0] == holder) &&
 		    !(entry->flags & (RAMSTER_ENTRY_LOCAL |
 				      RAMSTER_ENTRY_REMOTIFYING))) {
 			ramster_entry_get(entry);
@@ -548,18 +550,30 @@ static struct ramster_entry *ramster_next_remote(struct ramster_tree *tree,
 	return NULL;
 }
 
+/* May the local pool take one more page home? */
+static bool ramster_fetch_room(bool to_limit)
+{
+	if (to_limit)
+		return !ramster_local_full(ramster_remote_limits);
+	return !ramster_remote_over_target();
+}
+
 /**
  * ramster_remote_fetch_home - bring remote pages back into the local pool
+ * @holder: only pages this node holds; RAMSTER_NO_NODE for any
  * @max: most pages to bring
+ * @to_limit: fill the pool up to its limit (a recall, leaving) rather
+ *	than up to the mark where remotification would send the pages away
+ *	again (suction)
  *
- * For the suction thread: pages other nodes hold are fetched (verified as
- * loads are) and kept compressed here again, while the local pool stays
- * below the mark where remotification would send them away again.  The
- * remote copies are then invalidated.
+ * Pages are fetched (verified as loads are) and kept compressed here
+ * again; the remote copies are then invalidated.  A page that cannot be
+ * fetched stays where it is.
  *
  * Return: how many pages came home.
  */
-unsigned long ramster_remote_fetch_home(unsigned long max)
+unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
+					bool to_limit)
 {
 	struct ramster_tree *tree;
 	struct ramster_entry *entry;
@@ -574,9 +588,9 @@ unsigned long ramster_remote_fetch_home(unsigned long max)
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		tree = ramster_remote_trees[type];
 		offset = 0;
-		while (tree && done < max && !ramster_remote_over_target() &&
-		       !kthread_should_stop()) {
-			entry = ramster_next_remote(tree, offset);
+		while (tree && done < max && ramster_fetch_room(to_limit) &&
+		       !ramster_should_stop()) {
+			entry = ramster_next_remote(tree, offset, holder);
 			if (!entry)
 				break;
 			offset = entry->offset + 1;
@@ -591,7 +605,6 @@ unsigned long ramster_remote_fetch_home(unsigned long max)
 				entry->flags |= RAMSTER_ENTRY_LOCAL;
 				list_add_tail(&entry->lru, &tree->lru);
 				ramster_remote_forget(tree, entry);
-				ramster_stat_inc(RAMSTER_STAT_SUCTION_REMOTE_PAGES);
 				done++;
 			} else if (handle) {
 				ramster_local_release(handle);

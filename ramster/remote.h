@@ -25,6 +25,7 @@ void ramster_remote_forget(struct ramster_tree *tree,
 			   struct ramster_entry *entry);
 void ramster_remote_invalidate_area(unsigned int type);
 void ramster_remote_holder_restarted(u8 node);
-unsigned long ramster_remote_fetch_home(unsigned long max);
+unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
+					bool to_limit);
 
 #endif /* _RAMSTER_REMOTE_H */

@@ -84,6 +84,11 @@ const char * const ramster_stat_names[RAMSTER_NR_STATS] = {
 	[RAMSTER_STAT_SUCTION_RUNS] = "suction_runs",
 	[RAMSTER_STAT_SUCTION_PAGES] = "suction_pages",
 	[RAMSTER_STAT_SUCTION_REMOTE_PAGES] = "suction_remote_pages",
+	[RAMSTER_STAT_RECALLS_SENT] = "recalls_sent",
+	[RAMSTER_STAT_RECALLS_RECEIVED] = "recalls_received",
+	[RAMSTER_STAT_RECALL_PAGES] = "recall_pages",
+	[RAMSTER_STAT_RECALL_UNMET] = "recall_unmet",
+	[RAMSTER_STAT_REJECT_DRAINING] = "reject_draining",
 };
 EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_stat_names);
 

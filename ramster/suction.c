@@ -29,6 +29,7 @@
 #include <linux/moduleparam.h>
 
 #include "ramster.h"
+#include "index.h"
 #include "remote.h"
 #include "shrink.h"
 #include "stats.h"
@@ -57,9 +58,9 @@ static struct task_struct *ramster_suction_thread;
 
 /*
  * How many pages a pass may bring home now: 0 while memory is not
- * plentiful.
+ * plentiful.  A recall (recall.c) asks the same question.
  */
-static unsigned long ramster_suction_room(void)
+unsigned long ramster_suction_room(void)
 {
 	unsigned long mark = mult_frac(totalram_pages(),
 				       min(suction_free_percent, 100U), 100);
@@ -91,7 +92,8 @@ static int ramster_suction_fn(void *arg)
 			continue;
 
 		/* Borrowed RAM first: remote pages into the local pool... */
-		remote = ramster_remote_fetch_home(room);
+		remote = ramster_remote_fetch_home(RAMSTER_NO_NODE, room, false);
+		ramster_stat_add(RAMSTER_STAT_SUCTION_REMOTE_PAGES, remote);
 		/* ... then pages into the processes that own them. */
 		held = ramster_shrink_by(min(room, held), "suction");
 		ramster_stat_inc(RAMSTER_STAT_SUCTION_RUNS);

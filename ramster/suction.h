@@ -7,5 +7,6 @@
 
 int ramster_suction_init(void);
 void ramster_suction_exit(void);
+unsigned long ramster_suction_room(void);
 
 #endif /* _RAMSTER_SUCTION_H */

@@ -64,6 +64,7 @@
 
 #include "ramster.h"
 #include "foreign.h"
+#include "recall.h"
 #include "remote.h"
 #include "stats.h"
 #include "transport.h"
@@ -388,6 +389,35 @@ static void ramster_peer_send_keepalive(struct ramster_peer *peer)
 	ramster_send(peer->info.num, msg, NULL);
 }
 
+/*
+ * With a keepalive: if we hold more of its pages than we want to (past
+ * the high mark, or leaving), ask it to keep at most so many here.  The
+ * request is a target, so repeating it every tick until it is met is
+ * harmless.
+ */
+static void ramster_peer_send_recall(struct ramster_peer *peer)
+{
+	u64 keep = ramster_foreign_recall_keep(peer->info.num);
+	u64 held = ramster_foreign_held_for(peer->info.num);
+	struct ramster_wire_area *area;
+	struct ramster_msg *msg;
+
+	if (!peer->we_hold || keep == U64_MAX || held <= keep)
+		return;
+	msg = ramster_msg_alloc(RAMSTER_MSG_RECALL, sizeof(*area),
+				GFP_KERNEL | __GFP_NOWARN);
+	if (!msg)
+		return;
+	area = (void *)msg->payload;
+	memset(area, 0, sizeof(*area));
+	area->pages = cpu_to_le64(keep);
+	if (!ramster_send(peer->info.num, msg, NULL)) {
+		ramster_stat_inc(RAMSTER_STAT_RECALLS_SENT);
+		pr_info_ratelimited("node %u: asking it to take back %llu of its %llu pages here\n",
+				    peer->info.num, held - keep, held);
+	}
+}
+
 /*********************************
  * frames in
  *********************************/
@@ -431,8 +461,10 @@ static int ramster_peer_check(struct ramster_peer *peer)
 		ramster_stat_inc(RAMSTER_STAT_REQUEST_TIMEOUTS);
 		return -ETIMEDOUT;
 	}
-	if (keepalive)
+	if (keepalive) {
 		ramster_peer_send_keepalive(peer);
+		ramster_peer_send_recall(peer);
+	}
 	return 0;
 }
 
@@ -656,9 +688,11 @@ static int ramster_peer_dispatch(struct ramster_peer *peer,
 		pr_info("node %u: said goodbye\n", peer->info.num);
 		return -ECONNRESET;
 	case RAMSTER_MSG_RECALL:
-		/* Recall is not implemented by this version: ignore it. */
-		pr_info_once("node %u: RECALL ignored (not supported yet)\n",
-			     peer->info.num);
+		ramster_stat_inc(RAMSTER_STAT_RECALLS_RECEIVED);
+		/* Only a node that may hold our pages has any to give back. */
+		if (peer->we_send)
+			ramster_recall_request(peer->info.num,
+					       le64_to_cpu(area->pages));
 		return 0;
 	default:	/* HELLO, HELLO_REPLY: only at the start */
 		ramster_stat_inc(RAMSTER_STAT_PROTOCOL_ERRORS);
@@ -1113,7 +1147,7 @@ unsigned int ramster_transport_request_timeout_ms(void)
 /* May this node put its pages on others at all? */
 bool ramster_transport_may_remotify(void)
 {
-	return ramster_transport_running() &&
+	return ramster_transport_running() && !ramster_recall_leaving() &&
 	       ramster_role_sends(ramster_local_info.role);
 }
 
@@ -1172,6 +1206,15 @@ void ramster_transport_held_there(u8 node, long delta)
 		atomic64_add(delta, &ramster_peers[node]->held_there);
 }
 
+/* Our pages @node holds, as far as we know. */
+u64 ramster_transport_held_there_count(u8 node)
+{
+	s64 n = ramster_peers[node] ?
+		atomic64_read(&ramster_peers[node]->held_there) : 0;
+
+	return n > 0 ? n : 0;
+}
+
 /* Set the bit of every node with a live link that holds pages for us. */
 void ramster_transport_live_holders(unsigned long *nodes)
 {
@@ -1217,6 +1260,16 @@ static int ramster_peer_held_for_it_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(ramster_peer_held_for_it);
 
+/* Pages it offers to take from us (its last keepalive, less our PUTs). */
+static int ramster_peer_room_show(struct seq_file *m, void *v)
+{
+	struct ramster_peer *peer = m->private;
+
+	seq_printf(m, "%lld\n", max_t(s64, READ_ONCE(peer->free_pages), 0));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ramster_peer_room);
+
 /* All links, one line each: what "ramster-cluster stat" shows. */
 static int ramster_links_show(struct seq_file *m, void *v)
 {
@@ -1254,6 +1307,7 @@ static void ramster_peer_debugfs(struct ramster_peer *peer)
 			    &ramster_peer_held_there_fops);
 	debugfs_create_file("pages_held_for_it", 0444, dir, peer,
 			    &ramster_peer_held_for_it_fops);
+	debugfs_create_file("room", 0444, dir, peer, &ramster_peer_room_fops);
 	debugfs_create_u64("rtt_us", 0444, dir, &peer->rtt_us);
 	debugfs_create_u64("link_ups", 0444, dir, &peer->link_ups);
 	debugfs_create_u64("link_downs", 0444, dir, &peer->link_downs);

@@ -60,6 +60,7 @@ bool ramster_transport_may_remotify(void);
 int ramster_transport_pick_holder(u8 *node);
 void ramster_transport_note_rtt(u8 node, ktime_t sent);
 void ramster_transport_held_there(u8 node, long delta);
+u64 ramster_transport_held_there_count(u8 node);
 void ramster_transport_live_holders(unsigned long *nodes);
 
 #endif /* _RAMSTER_TRANSPORT_H */

@@ -210,9 +210,12 @@ enum ramster_wire_error ramster_wire_check_payload(const struct ramster_wire_hdr
 		ok = ramster_wire_invalidate_ok(payload, plen);
 		break;
 	case RAMSTER_MSG_INVALIDATE_AREA:
-	case RAMSTER_MSG_RECALL:
 		ok = !area->rsvd0 && !area->rsvd1 &&
 		     le16_to_cpu(area->swap_type) < RAMSTER_WIRE_MAX_SWAP_TYPES;
+		break;
+	case RAMSTER_MSG_RECALL:
+		/* swap_type is reserved (a recall of one area) */
+		ok = !area->rsvd0 && !area->rsvd1 && !area->swap_type;
 		break;
 	default:	/* KEEPALIVE, GOODBYE: any content of the right size */
 		ok = true;

@@ -156,12 +156,16 @@ struct ramster_wire_invalidate {
 
 static_assert(sizeof(struct ramster_wire_invalidate) == 8);
 
-/* GET: a key alone; INVALIDATE_AREA and RECALL: */
+/*
+ * GET: a key alone.  INVALIDATE_AREA and RECALL (a holder asks the owner
+ * to take pages back until it holds at most @pages of them; swap_type
+ * must be 0: reserved for a recall of one area):
+ */
 struct ramster_wire_area {
 	__le16	swap_type;
 	__le16	rsvd0;
 	__le32	rsvd1;
-	__le64	pages;		/* RECALL: how many pages to take back */
+	__le64	pages;		/* RECALL: keep at most this many here */
 };
 
 static_assert(sizeof(struct ramster_wire_area) == 16);

@@ -306,6 +306,11 @@ static void payload_rules(struct kunit *test)
 	f->area.swap_type = cpu_to_le16(RAMSTER_WIRE_MAX_SWAP_TYPES);
 	seal(f, sizeof(f->area));
 	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+	/* RECALL's swap type is reserved: a recall of one area, later. */
+	f = new_frame(test, RAMSTER_MSG_RECALL);
+	f->area.swap_type = cpu_to_le16(1);
+	seal(f, sizeof(f->area));
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
 }
 
 /* The instance is the sender's to choose: any value is accepted. */

@@ -32,6 +32,7 @@ main() {
 	cp "$TOP"/tests/guest/cases/*.sh "$root/cases/"
 	cp "$TOP"/cluster-configs/*.conf "$root/etc/ramster/"
 	install -m 0755 "$TOP/tests/guest/init" "$root/init"
+	install -m 0755 "$TOP/tests/guest/ramster-node" "$root/bin/ramster-node"
 
 	(cd "$root" && find . -print0 | sort -z |
 		cpio --null -o -H newc --quiet --reproducible) |

@@ -77,7 +77,8 @@ check_scripts() {
 		"$TOP"/.ci/run "$TOP"/ramster-cluster; do
 		[ -f "$f" ] && run_shellcheck "${f#"$TOP"/}" -x "$f"
 	done
-	for f in "$TOP"/tests/guest/init "$TOP"/tests/guest/cases/*.sh; do
+	for f in "$TOP"/tests/guest/init "$TOP"/tests/guest/ramster-node \
+		"$TOP"/tests/guest/cases/*.sh; do
 		run_shellcheck "${f#"$TOP"/}" -s dash -e SC3043 "$f"
 	done
 }

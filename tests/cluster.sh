@@ -8,9 +8,11 @@
 #              pressure, swapoff, malformed frames, a peer restart, down
 #   peers3     tests/configs/peers-3.conf: three peers under pressure at once
 #   memserver  tests/configs/memserver-full.conf: a memory server and three
-#              clients that overrun its capacity
-#   lifecycle  the pair: suction, a manual shrink, a peer killed under a
-#              process (SIGBUS, never stale data), down during a workload
+#              clients that overrun its capacity; its high mark lowered,
+#              it recalls pages
+#   lifecycle  the pair: suction, a manual shrink, a peer leaving, rmmod
+#              with pages, a peer killed under a process (SIGBUS, never
+#              stale data), down during a workload
 #   writethrough  the pair in writethrough mode: a killed peer's pages are
 #              read from the swap device
 
@@ -23,8 +25,8 @@ DEBUGFS=/sys/kernel/debug/ramster
 CLUSTER_SESSIONS=(
 	"pair|cluster_late_node_joins cluster_pair_up_and_exec cluster_nodes_reach_each_other cluster_stat_reads_every_node cluster_pair_remote_pages cluster_pair_swapoff_back_to_zero cluster_malformed_frames_rejected cluster_peer_restart_reconnects cluster_down_orderly cluster_pair_no_kernel_warnings"
 	"peers3|cluster_three_peers_under_pressure cluster_peers3_no_kernel_warnings"
-	"memserver|cluster_memserver_holds_client_pages cluster_memserver_full_refuses_puts cluster_memserver_no_kernel_warnings"
-	"lifecycle|cluster_suction_brings_pages_home cluster_manual_shrink_to_target cluster_dead_peer_sigbus_never_stale cluster_down_during_workload cluster_lifecycle_no_kernel_warnings"
+	"memserver|cluster_memserver_holds_client_pages cluster_memserver_full_refuses_puts cluster_memserver_recalls_past_high_mark cluster_memserver_no_kernel_warnings"
+	"lifecycle|cluster_suction_brings_pages_home cluster_manual_shrink_to_target cluster_peer_leaves_gracefully cluster_rmmod_refused_then_drained cluster_dead_peer_sigbus_never_stale cluster_down_during_workload cluster_lifecycle_no_kernel_warnings"
 	"writethrough|cluster_dead_peer_writethrough_device_serves cluster_writethrough_no_kernel_warnings"
 )
 
@@ -350,10 +352,68 @@ session_memserver() {
 	[ "$refused" -gt 0 ] || full_problem="$full_problem clients saw no refusal"
 	[ "${WATCH_MAX[1:foreign_pages]:-0}" -le 3000 ] ||
 		full_problem="$full_problem server held ${WATCH_MAX[1:foreign_pages]} pages, capacity 3000"
+	local full_figures="$v puts refused at capacity, $refused refusals seen by clients, 0 bad"
+
+	memserver_recall
 	session_down memserver || problem="$problem down failed"
 	report_figures cluster_memserver_holds_client_pages "$problem" "server peak ${WATCH_MAX[1:foreign_pages]} foreign pages, its own never sent, 0 bad"
-	report_figures cluster_memserver_full_refuses_puts "$full_problem" "$v puts refused at capacity, $refused refusals seen by clients, 0 bad"
+	report_figures cluster_memserver_full_refuses_puts "$full_problem" "$full_figures"
+	report_figures cluster_memserver_recalls_past_high_mark "$RECALL_PROBLEM" "$RECALL_FIGURES"
 	report_problems cluster_memserver_no_kernel_warnings "$(session_problems)"
+}
+
+foreign_at_most() { [ "$(dbg "$1" foreign_pages)" -le "$2" ] 2>/dev/null; }
+
+# sum_of FILE NODE...: a counter added over nodes.
+sum_of() {
+	local file=$1 num v total=0
+	shift
+	for num in "$@"; do
+		v=$(dbg "$num" "$file")
+		[[ "$v" =~ ^[0-9]+$ ]] && total=$((total + v))
+	done
+	echo "$total"
+}
+
+# The clients park pages, some of them on the server; then the server's
+# marks are lowered below what it holds (as an administrator asking for
+# memory back would): it recalls pages until it is under its high mark,
+# and the clients' pages all verify.  Sets RECALL_PROBLEM, RECALL_FIGURES.
+memserver_recall() {
+	local num held percent high t0 t1 taken problem=
+	for num in 2 3 4; do
+		set_param "$num" suction_interval_ms 0
+		park "$num"
+	done
+	for num in 2 3 4; do
+		wait_until 400 parked "$num" || problem="$problem client $num never parked"
+	done
+	held=$(dbg 1 foreign_pages)
+	if [ "$held" -ge 300 ] 2>/dev/null; then
+		# High mark at half of what it holds, low mark at a quarter.
+		percent=$((held * 50 / 3000))
+		high=$((3000 * percent / 100))
+		set_param 1 foreign_low_percent $((percent / 2))
+		set_param 1 foreign_high_percent "$percent"
+		t0=$(date +%s)
+		wait_until 180 foreign_at_most 1 "$high" ||
+			problem="$problem server still holds $(dbg 1 foreign_pages) pages, high mark $high"
+		t1=$(date +%s)
+	else
+		problem="$problem the server holds only '$held' parked pages"
+		high=0 t0=0 t1=0
+	fi
+	[ "$(dbg 1 recalls_sent)" -gt 0 ] 2>/dev/null || problem="$problem server sent no RECALL"
+	taken=$(sum_of recall_pages 2 3 4)
+	[ "$taken" -gt 0 ] || problem="$problem no client took a page back"
+	for num in 2 3 4; do unpark "$num"; done
+	for num in 2 3 4; do
+		wait_until 300 load_exited "$num" || problem="$problem client $num workload did not finish"
+		[ "$(load_exit "$num")" = 0 ] || problem="$problem client $num workload exit $(load_exit "$num")"
+		[ "$(load_bad "$num")" = 0 ] || problem="$problem client $num bad pages: $(load_bad "$num")"
+	done
+	RECALL_PROBLEM=$problem
+	RECALL_FIGURES="$held held, high mark $high: under it in $((t1 - t0))s, $taken pages taken back by the clients ($((taken / (t1 - t0 + 1)))/s), $(dbg 1 recalls_sent) RECALLs, 0 bad"
 }
 
 #########################################
@@ -379,8 +439,9 @@ set_param() { cx "$1" "echo $3 > /sys/module/ramster/parameters/$2" >/dev/null; 
 remote_is_zero() { [ "$(dbg "$1" remote_pages)" = 0 ]; }
 
 session_lifecycle() {
-	local results=$1 problem mem t0 t1 v held target after detect
-	local suction_problem suction_figures shrink_problem shrink_figures
+	local results=$1 problem mem t0 t1 v held target after detect out spec
+	local num puts0 suction_problem suction_figures shrink_problem shrink_figures
+	local leave_problem leave_figures rmmod_problem rmmod_figures
 	local dead_problem dead_figures down_problem
 	if ! session_up lifecycle "$TOP/tests/configs/pair-fuzz.conf" 1 2; then
 		session_failed "$results" "up failed: $(tail -n 1 "$LOGS/cluster-lifecycle-up.log")"
@@ -426,6 +487,63 @@ session_lifecycle() {
 			END { if (ms) printf "%d pages in %d ms (%d pages/s)", n, ms, n * 1000 / ms }')"
 	shrink_problem=$problem
 
+	# Node 2 leaves: node 1 takes its pages back, node 2 takes no more.
+	problem=
+	set_param 1 suction_interval_ms 0
+	park 1
+	wait_until 300 parked 1 || problem="workload never parked"
+	v=$(dbg 1 remote_pages)
+	[ "$v" -gt 0 ] 2>/dev/null || problem="$problem no remote pages to take back ($v)"
+	t0=$(date +%s)
+	out=$("$CLUSTER" leave 2 2>&1) || problem="$problem leave failed: $(tail -n 1 <<< "$out")"
+	t1=$(date +%s)
+	puts0=$(dbg 1 remote_puts)
+	sleep 3
+	for spec in 2:foreign_pages 1:remote_pages 1:peers/2/pages_held_there; do
+		num=$(dbg "${spec%%:*}" "${spec#*:}")
+		[ "$num" = 0 ] || problem="$problem $spec=$num after leaving"
+	done
+	[ "$(dbg 1 remote_puts)" = "$puts0" ] || problem="$problem node 2 took pages while leaving"
+	[ "$(dbg 1 peers/2/room)" = 0 ] || problem="$problem node 2 offers room $(dbg 1 peers/2/room) while leaving"
+	unpark 1
+	wait_until 300 load_exited 1 || problem="$problem workload did not finish"
+	[ "$(load_exit 1)" = 0 ] || problem="$problem workload exit $(load_exit 1)"
+	[ "$(load_bad 1)" = 0 ] || problem="$problem bad pages: $(load_bad 1)"
+	"$CLUSTER" rejoin 2 >/dev/null 2>&1 || problem="$problem rejoin failed"
+	leave_figures="$v remote pages taken back in $((t1 - t0))s ($(dbg 1 recall_pages) by recall)"
+	leave_problem=$problem
+
+	# rmmod while pages are stored, local and remote: refused, nothing
+	# lost; drained, it goes; loaded again, the node rejoins.
+	problem=
+	park 1
+	wait_until 300 parked 1 || problem="workload never parked"
+	held=$(dbg 1 stored_pages)
+	v=$(dbg 1 remote_pages)
+	[ "$v" -gt 0 ] 2>/dev/null || problem="$problem no remote pages ($v)"
+	[ "$(dbg 1 local_pages)" -gt 0 ] 2>/dev/null || problem="$problem no local pages"
+	if out=$(cx 1 "rmmod ramster 2>&1 && echo RMMOD-OK"); [[ "$out" == *RMMOD-OK* ]]; then
+		problem="$problem rmmod with $held pages succeeded"
+	fi
+	[ "$(dbg 1 stored_pages)" = "$held" ] || problem="$problem stored_pages $held -> $(dbg 1 stored_pages) after the refused rmmod"
+	t0=$(date +%s)
+	if ! out=$("$CLUSTER" unload 1 2>&1); then
+		problem="$problem unload failed: $(tail -n 1 <<< "$out")"
+	fi
+	t1=$(date +%s)
+	[ -z "$(cx 1 "grep '^ramster ' /proc/modules")" ] || problem="$problem ramster still loaded"
+	[ -n "$(cx 1 "dmesg | grep 'drained: no page held'")" ] || problem="$problem no drain message"
+	unpark 1
+	wait_until 300 load_exited 1 || problem="$problem workload did not finish"
+	[ "$(load_exit 1)" = 0 ] || problem="$problem workload exit $(load_exit 1)"
+	[ "$(load_bad 1)" = 0 ] || problem="$problem bad pages: $(load_bad 1)"
+	[ "$(dbg 2 foreign_pages)" = 0 ] || problem="$problem node 2 still holds $(dbg 2 foreign_pages) pages"
+	"$CLUSTER" reload 1 >/dev/null 2>&1 || problem="$problem reload failed"
+	wait_until 30 peer_state_is 1 2 live || problem="$problem link not live after reload"
+	set_param 1 suction_interval_ms 0
+	rmmod_figures="rmmod refused with $held pages ($v remote); $(grep -o 'drain done in [0-9.]*s' <<< "$out" || echo 'no drain'), then rmmod; 0 bad"
+	rmmod_problem=$problem
+
 	# A peer dies under a parked process: SIGBUS, never a stale page.
 	problem=
 	park 1
@@ -465,6 +583,8 @@ session_lifecycle() {
 
 	report_figures cluster_suction_brings_pages_home "$suction_problem" "$suction_figures"
 	report_figures cluster_manual_shrink_to_target "$shrink_problem" "$shrink_figures"
+	report_figures cluster_peer_leaves_gracefully "$leave_problem" "$leave_figures"
+	report_figures cluster_rmmod_refused_then_drained "$rmmod_problem" "$rmmod_figures"
 	report_figures cluster_dead_peer_sigbus_never_stale "$dead_problem" "$dead_figures"
 	report_figures cluster_down_during_workload "$down_problem" "down in $((t1 - t0))s"
 	report_problems cluster_lifecycle_no_kernel_warnings "$(session_problems)"

@@ -48,7 +48,11 @@ try "invalid argument" $CFG/extra/role leader
 try "invalid argument" $CFG/extra/local 1          # role not set yet
 try ok $CFG/extra/role server
 try "busy" $CFG/extra/local 1                      # node2 is local
-try "busy" $CFG/node2/capacity 5                   # local: frozen
+try "busy" $CFG/node2/role server                  # local: frozen
+try ok $CFG/node2/capacity 5                       # ... but for capacity
+try ok $CFG/extra/capacity 5
+try "busy" $CFG/extra/capacity 6                   # once for the others
+[ "$(cat $CFG/node2/capacity)" = 5 ] || problems="$problems [capacity not changed]"
 dmesg | grep -q 'ramster: local node 2 (node2), 10.213.0.2:7777, role peer' ||
 	problems="$problems [no local-node message]"
 dmesg | grep -q 'ramster: node 2 (peer): listening on 10.213.0.2:7777, 2 links' ||

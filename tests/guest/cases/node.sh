@@ -4,22 +4,19 @@
 # until the host says "poweroff".
 #
 # Kernel command line: ramster_conf=FILE (in /etc/ramster) ramster_node=N
-# [ramster_params=NAME=VALUE,...] (more module parameters)
+# [ramster_params=NAME=VALUE,...] (more module parameters, for
+# /bin/ramster-node, which loads ramster)
 conf=
 node=
-params=
 # shellcheck disable=SC2013  # the command line is words, not lines
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	ramster_conf=*) conf=/etc/ramster/${arg#ramster_conf=} ;;
 	ramster_node=*) node=${arg#ramster_node=} ;;
-	ramster_params=*) params=$(echo "${arg#ramster_params=}" | tr , ' ') ;;
 	esac
 done
 ip=$(/bin/ramster-conf get "$conf" "$node" ip_address) || exit 1
 name=$(/bin/ramster-conf get "$conf" "$node" name)
-pool=$(/bin/ramster-conf get "$conf" "$node" pool_percent)
-cluster=$(/bin/ramster-conf get "$conf" "$node" cluster)
 
 # /tmp in ramfs: the agent's and the tests' small files must not swap
 # (with a dead peer, a swapped tmpfs page reads as an I/O error).
@@ -29,9 +26,7 @@ ip link set lo up
 ip link set eth0 up
 ip addr add "$ip/24" dev eth0
 swap_on
-# shellcheck disable=SC2086  # the parameters are words on purpose
-insmod "$MODDIR/ramster.ko" max_pool_percent="$pool" cluster_name="$cluster" $params
-/bin/ramster-conf apply "$conf" "$node"
+/bin/ramster-node load
 echo "RAMSTER-NODE: $name (node $node) up at $ip"
 
 # The agent (tests/guest/ramster-agent.c): "<id> <command>" in, the
