@@ -206,17 +206,33 @@ session_pair() {
 	local pair_figures
 	pair_figures="peak remote ${WATCH_MAX[1:remote_pages]:-0}, peak foreign ${WATCH_MAX[2:foreign_pages]:-0}, $((puts1 - puts0)) pages remotified in $((t1 - t0))s ($(( (puts1 - puts0) / (t1 - t0 + 1) ))/s), $(latency_figures 1)"
 
-	# Swapoff brings every page home; both sides drop to 0.
+	# Swapoff while a parked process has pages on node 2: every page
+	# comes home, both sides drop to 0, the process verifies them all.
 	problem=
-	cx 1 "swapoff /dev/vda" > "$RAMSTER_CLUSTER_DIR/swapoff.txt"
+	set_param 1 suction_interval_ms 0
+	park 1
+	wait_until 300 parked 1 || problem="workload never parked"
+	local parked_remote
+	parked_remote=$(dbg 1 remote_pages)
+	[ "$parked_remote" -gt 0 ] 2>/dev/null || problem="$problem no remote pages at swapoff ($parked_remote)"
+	t0=$(date +%s)
+	cx 1 "swapoff /dev/vda; echo swapoff-exit=\$?" > "$RAMSTER_CLUSTER_DIR/swapoff.txt"
+	t1=$(date +%s)
+	grep -q 'swapoff-exit=0' "$RAMSTER_CLUSTER_DIR/swapoff.txt" || problem="$problem swapoff failed"
 	sleep 2
 	for out in 1:stored_pages 1:remote_pages 2:foreign_pages \
 		1:peers/2/pages_held_there 2:peers/1/pages_held_for_it; do
 		num=$(dbg "${out%%:*}" "${out#*:}")
 		[ "$num" = 0 ] || problem="$problem $out=$num"
 	done
+	unpark 1
+	wait_until 300 load_exited 1 || problem="$problem workload did not finish"
+	[ "$(load_exit 1)" = 0 ] || problem="$problem workload exit $(load_exit 1)"
+	[ "$(load_bad 1)" = 0 ] || problem="$problem bad pages: $(load_bad 1)"
 	cx 1 "swapon /dev/vda" >/dev/null
+	set_param 1 suction_interval_ms 1000
 	local swapoff_problem=$problem
+	local swapoff_figures="swapoff with $parked_remote remote pages took $((t1 - t0))s; 0 left anywhere, 0 bad"
 
 	# Malformed frames to node 1 (from node 2's VM, as node 9) while
 	# node 2 keeps swapping through node 1.
@@ -288,7 +304,7 @@ session_pair() {
 		report "not ok" cluster_stat_reads_every_node "see $RAMSTER_CLUSTER_DIR/stat-idle.txt"
 	fi
 	report_figures cluster_pair_remote_pages "$pair_problem" "$pair_figures"
-	report_problems cluster_pair_swapoff_back_to_zero "$swapoff_problem"
+	report_figures cluster_pair_swapoff_back_to_zero "$swapoff_problem" "$swapoff_figures"
 	report_figures cluster_malformed_frames_rejected "$fuzz_problem" "$fuzz_cases cases counted and closed, legit link kept"
 	report_problems cluster_peer_restart_reconnects "$restart_problem"
 	report_problems cluster_down_orderly "$down_problem"
