@@ -895,6 +895,12 @@ static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock)
 
 	snprintf(who, sizeof(who), "node %u", peer->info.num);
 	sk_set_memalloc(sock->sk);
+	/*
+	 * TCP waits for memory (up to sk_sndtimeo) when an skb cannot be
+	 * allocated: under pressure that is expected, not worth a splat.
+	 * A send that does fail is logged and takes the link down.
+	 */
+	sock->sk->sk_allocation |= __GFP_NOWARN;
 	tcp_sock_set_nodelay(sock->sk);
 	ramster_sock_set_timeouts(sock, keepalive_ms, request_timeout_ms);
 	ramster_peer_note_instance(peer, peer->accepted_instance);
