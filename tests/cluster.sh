@@ -226,9 +226,7 @@ session_pair() {
 		[ "$num" = 0 ] || problem="$problem $out=$num"
 	done
 	unpark 1
-	wait_until 300 load_exited 1 || problem="$problem workload did not finish"
-	[ "$(load_exit 1)" = 0 ] || problem="$problem workload exit $(load_exit 1)"
-	[ "$(load_bad 1)" = 0 ] || problem="$problem bad pages: $(load_bad 1)"
+	problem="$problem$(verify_parked 1)"
 	cx 1 "swapon /dev/vda" >/dev/null
 	set_param 1 suction_interval_ms 1000
 	local swapoff_problem=$problem
@@ -423,11 +421,7 @@ memserver_recall() {
 	taken=$(sum_of recall_pages 2 3 4)
 	[ "$taken" -gt 0 ] || problem="$problem no client took a page back"
 	for num in 2 3 4; do unpark "$num"; done
-	for num in 2 3 4; do
-		wait_until 300 load_exited "$num" || problem="$problem client $num workload did not finish"
-		[ "$(load_exit "$num")" = 0 ] || problem="$problem client $num workload exit $(load_exit "$num")"
-		[ "$(load_bad "$num")" = 0 ] || problem="$problem client $num bad pages: $(load_bad "$num")"
-	done
+	for num in 2 3 4; do problem="$problem$(verify_parked "$num")"; done
 	RECALL_PROBLEM=$problem
 	RECALL_FIGURES="$held held, high mark $high: under it in $((t1 - t0))s, $taken pages taken back by the clients ($((taken / (t1 - t0 + 1)))/s), $(dbg 1 recalls_sent) RECALLs, 0 bad"
 }
@@ -451,6 +445,16 @@ unpark() { cx "$1" "touch /tmp/ready.go" >/dev/null; }
 # shellcheck disable=SC2016  # expanded in the guest
 load_exit() { cx "$1" 'grep "^$(cat /tmp/load.pid) " /tmp/reaped 2>/dev/null' | cut -d' ' -f2; }
 load_exited() { [ -n "$(load_exit "$1")" ]; }
+# verify_parked NODE: once unparked, wait for the workload; print what went
+# wrong (nothing if it exited 0 with 0 bad pages).
+verify_parked() {
+	if ! wait_until 300 load_exited "$1"; then
+		printf ' node %s: workload did not finish' "$1"
+		return
+	fi
+	[ "$(load_exit "$1")" = 0 ] || printf ' node %s: workload exit %s' "$1" "$(load_exit "$1")"
+	[ "$(load_bad "$1")" = 0 ] || printf ' node %s: bad pages: %s' "$1" "$(load_bad "$1")"
+}
 set_param() { cx "$1" "echo $3 > /sys/module/ramster/parameters/$2" >/dev/null; }
 remote_is_zero() { [ "$(dbg "$1" remote_pages)" = 0 ]; }
 
@@ -477,8 +481,7 @@ session_lifecycle() {
 	wait_until 180 remote_is_zero 1 || problem="$problem remote pages still $(dbg 1 remote_pages) after 180s"
 	t1=$(date +%s)
 	unpark 1
-	wait_until 300 load_exited 1 || problem="$problem workload did not finish"
-	[ "$(load_bad 1)" = 0 ] || problem="$problem bad pages: $(load_bad 1)"
+	problem="$problem$(verify_parked 1)"
 	suction_figures="$v remote pages home in $((t1 - t0))s; $(cx 1 "dmesg | grep 'suction: shrink'" |
 		awk '{ for (i = 1; i <= NF; i++) { if ($i == "->") { n += $(i - 1) - $(i + 1) } if ($i == "ms") ms += $(i - 1) } }
 			END { if (ms) printf "suction %d pages in %d ms of passes (%d pages/s)", n, ms, n * 1000 / ms }')"
@@ -496,8 +499,7 @@ session_lifecycle() {
 	[ "$after" -le $((target + held / 20 + 128)) ] 2>/dev/null ||
 		problem="curr_pages $after after shrinking $held to $target"
 	unpark 1
-	wait_until 300 load_exited 1 || problem="$problem workload did not finish"
-	[ "$(load_bad 1)" = 0 ] || problem="$problem bad pages: $(load_bad 1)"
+	problem="$problem$(verify_parked 1)"
 	shrink_figures="$held -> $after pages (target $target); $(cx 1 "dmesg | grep 'admin: shrink' | tail -n 1" |
 		awk '{ for (i = 1; i <= NF; i++) { if ($i == "->") { n = $(i - 1) - $(i + 1) } if ($i == "ms") ms = $(i - 1) } }
 			END { if (ms) printf "%d pages in %d ms (%d pages/s)", n, ms, n * 1000 / ms }')"
@@ -522,9 +524,7 @@ session_lifecycle() {
 	[ "$(dbg 1 remote_puts)" = "$puts0" ] || problem="$problem node 2 took pages while leaving"
 	[ "$(dbg 1 peers/2/room)" = 0 ] || problem="$problem node 2 offers room $(dbg 1 peers/2/room) while leaving"
 	unpark 1
-	wait_until 300 load_exited 1 || problem="$problem workload did not finish"
-	[ "$(load_exit 1)" = 0 ] || problem="$problem workload exit $(load_exit 1)"
-	[ "$(load_bad 1)" = 0 ] || problem="$problem bad pages: $(load_bad 1)"
+	problem="$problem$(verify_parked 1)"
 	"$CLUSTER" rejoin 2 >/dev/null 2>&1 || problem="$problem rejoin failed"
 	leave_figures="$v remote pages taken back in $((t1 - t0))s ($(dbg 1 recall_pages) by recall)"
 	leave_problem=$problem
@@ -550,9 +550,7 @@ session_lifecycle() {
 	[ -z "$(cx 1 "grep '^ramster ' /proc/modules")" ] || problem="$problem ramster still loaded"
 	[ -n "$(cx 1 "dmesg | grep 'drained: no page held'")" ] || problem="$problem no drain message"
 	unpark 1
-	wait_until 300 load_exited 1 || problem="$problem workload did not finish"
-	[ "$(load_exit 1)" = 0 ] || problem="$problem workload exit $(load_exit 1)"
-	[ "$(load_bad 1)" = 0 ] || problem="$problem bad pages: $(load_bad 1)"
+	problem="$problem$(verify_parked 1)"
 	[ "$(dbg 2 foreign_pages)" = 0 ] || problem="$problem node 2 still holds $(dbg 2 foreign_pages) pages"
 	"$CLUSTER" reload 1 >/dev/null 2>&1 || problem="$problem reload failed"
 	wait_until 30 peer_state_is 1 2 live || problem="$problem link not live after reload"
