@@ -256,17 +256,23 @@ static void ramster_rejoin(void)
 	pr_info("taking part in the cluster again\n");
 }
 
-static int ramster_leave_set(void *data, u64 val)
+/* A knob's write: 1 runs @act (leave or drain), 0 rejoins. */
+static int ramster_lifecycle_set(int (*act)(void), u64 val)
 {
 	int ret = 0;
 
 	mutex_lock(&ramster_lifecycle_mutex);
 	if (val)
-		ret = ramster_leave();
+		ret = act();
 	else
 		ramster_rejoin();
 	mutex_unlock(&ramster_lifecycle_mutex);
 	return ret;
+}
+
+static int ramster_leave_set(void *data, u64 val)
+{
+	return ramster_lifecycle_set(ramster_leave, val);
 }
 
 static int ramster_leave_get(void *data, u64 *val)
@@ -279,15 +285,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(ramster_leave_fops, ramster_leave_get,
 
 static int ramster_drain_set(void *data, u64 val)
 {
-	int ret = 0;
-
-	mutex_lock(&ramster_lifecycle_mutex);
-	if (val)
-		ret = ramster_drain();
-	else
-		ramster_rejoin();
-	mutex_unlock(&ramster_lifecycle_mutex);
-	return ret;
+	return ramster_lifecycle_set(ramster_drain, val);
 }
 
 static int ramster_drain_get(void *data, u64 *val)
