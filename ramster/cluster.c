@@ -16,9 +16,11 @@
  * exception is the local node's capacity, which a lender may lower to
  * have pages recalled, or raise), a node is
  * visible to the rest of the module (by number) once its num is written,
- * and "local" comes last: the transport starts listening for the local
- * node when it is set.  Userspace fills this tree from cluster.conf
- * (tests/guest/ramster-conf.c: "ramster-conf apply").
+ * and "local" comes last: setting it starts the node (listening, links),
+ * through the ops the layer above gave ramster_cluster_init()
+ * (lifecycle.c): membership knows nothing of what runs on it.  Userspace
+ * fills this tree from cluster.conf (tools/ramster-conf.c:
+ * "ramster-conf apply").
  *
  * Locking: ramster_cluster_lock (a mutex: configfs callbacks may sleep)
  * protects the node table and every node's attributes.
@@ -34,8 +36,8 @@
 
 #include "ramster.h"
 #include "cluster.h"
-#include "foreign.h"
-#include "transport.h"
+
+static const struct ramster_cluster_ops *ramster_cluster_ops;
 
 enum ramster_node_attr {
 	RAMSTER_ATTR_ADDRESS,
@@ -209,7 +211,7 @@ static ssize_t ramster_node_capacity_store(struct config_item *item,
 			ret = capacity ? -EINVAL : 0;
 		} else {
 			node->info.capacity = capacity;
-			ramster_foreign_set_capacity(capacity);
+			ramster_cluster_ops->capacity_changed(capacity);
 			pr_info("node %u: capacity now %llu pages\n",
 				node->info.num, capacity);
 		}
@@ -314,13 +316,9 @@ static ssize_t ramster_node_local_store(struct config_item *item,
 	if (ret || !local)
 		return ret ? ret : count;
 
-	if (info.role != RAMSTER_ROLE_CLIENT)
-		ramster_foreign_set_capacity(info.capacity);
-	ret = ramster_transport_start(&info);
+	ret = ramster_cluster_ops->start_local(&info);
 	if (ret) {
-		pr_err("node %u: cannot start the transport (%d)\n", info.num,
-		       ret);
-		ramster_foreign_set_capacity(0);
+		pr_err("node %u: cannot start (%d)\n", info.num, ret);
 		mutex_lock(&ramster_cluster_lock);
 		node->local = false;
 		ramster_local_node = NULL;
@@ -451,8 +449,16 @@ int ramster_cluster_local(struct ramster_node_info *info)
 	return ret;
 }
 
-int ramster_cluster_init(void)
+/**
+ * ramster_cluster_init - offer the membership tree in configfs
+ * @ops: what to do when the local node is set or its capacity changes;
+ *	both members are required
+ *
+ * Return: 0 or a negative errno.
+ */
+int ramster_cluster_init(const struct ramster_cluster_ops *ops)
 {
+	ramster_cluster_ops = ops;
 	config_group_init(&ramster_cluster_subsys.su_group);
 	mutex_init(&ramster_cluster_subsys.su_mutex);
 	return configfs_register_subsystem(&ramster_cluster_subsys);

@@ -32,7 +32,44 @@ struct ramster_node_info {
 	u64 capacity;
 };
 
-int ramster_cluster_init(void);
+/* Does a node of @role send its pages to other nodes? */
+static inline bool ramster_role_sends(enum ramster_role role)
+{
+	return role == RAMSTER_ROLE_PEER || role == RAMSTER_ROLE_CLIENT;
+}
+
+/* Does it hold other nodes' pages? */
+static inline bool ramster_role_holds(enum ramster_role role)
+{
+	return role == RAMSTER_ROLE_PEER || role == RAMSTER_ROLE_SERVER;
+}
+
+/*
+ * Two nodes are linked if one may send pages that the other may hold
+ * (so client-client and server-server pairs are not).
+ */
+static inline bool ramster_roles_linked(enum ramster_role a,
+					enum ramster_role b)
+{
+	return (ramster_role_sends(a) && ramster_role_holds(b)) ||
+	       (ramster_role_holds(a) && ramster_role_sends(b));
+}
+
+/**
+ * struct ramster_cluster_ops - what membership asks of the layer above
+ * @start_local: "local" was written for the node @local: start it.  A
+ *	negative errno refuses the write (the node stays not local).
+ * @capacity_changed: the local node's capacity was written again
+ *
+ * Called from configfs writes, in process context; @capacity_changed
+ * with the membership lock held.
+ */
+struct ramster_cluster_ops {
+	int (*start_local)(const struct ramster_node_info *local);
+	void (*capacity_changed)(u64 pages);
+};
+
+int ramster_cluster_init(const struct ramster_cluster_ops *ops);
 void ramster_cluster_exit(void);
 int ramster_cluster_local(struct ramster_node_info *info);
 int ramster_cluster_node(u8 num, struct ramster_node_info *info);

@@ -14,32 +14,30 @@
  * never served for a newer one, whatever the order in which frames for
  * the same slot arrive.
  *
- * The pool holds at most the local node's capacity in pages; past it a
- * PUT is refused with RAMSTER_ST_FULL.  Allocations never wait and never
- * dip into reserves (GFP_NOWAIT): holding other nodes' pages must not cost
+ * The store holds at most its capacity in pages; past it a PUT is
+ * refused with RAMSTER_ST_FULL.  Allocations never wait and never dip
+ * into reserves (GFP_NOWAIT): holding other nodes' pages must not cost
  * this node its own memory; a failed one is refused with
  * RAMSTER_ST_NO_MEMORY.  Every foreign page pins the module, as local
  * entries do: a node cannot unload while it holds another node's data.
  *
- * Giving the memory back: above foreign_high_percent of the capacity, the
- * link threads ask each owner for its share of the excess back (RECALL,
- * see ramster_foreign_recall_keep()), down to foreign_low_percent, where
- * the room advertised to owners ends too.  Both marks are 100 by
- * default: pages are recalled when the capacity is lowered below what is
- * held.  Lowering the capacity (in configfs) or the marks is how an
- * administrator asks for memory back; a low mark below the high one
- * leaves a gap for owners' concurrent PUTs.  A node that leaves the
- * cluster (recall.c) accepts no page and recalls them all.
+ * Giving the memory back is decided here too, from the marks the caller
+ * passes (lender.c has them as module parameters): above the high mark,
+ * each owner may keep its share of the room down to the low mark
+ * (ramster_foreign_recall_keep()); room is advertised only up to the low
+ * mark.  A closed store (the node is leaving) takes no page, offers no
+ * room and recalls everything.
  *
- * Handlers are called from the owner's link thread, so the frames of one
- * owner are handled in order; the tree is shared by all owners.
+ * The store is an instance (struct ramster_foreign) with no tie to the
+ * links: the lender (lender.c) feeds it the frames it receives, and the
+ * KUnit suite (foreign_test.c) drives one of its own.
  *
- * Locking: ramster_foreign_lock (a spinlock) protects the tree and the
- * counts; zsmalloc's locks nest inside it.
+ * Locking: fs->lock (a spinlock) protects the tree and the counts;
+ * zsmalloc's locks nest inside it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/moduleparam.h>
+#include <kunit/visibility.h>
 #include <linux/rbtree.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -49,25 +47,13 @@
 #include "cluster.h"
 #include "foreign.h"
 #include "policy.h"
-#include "recall.h"
 #include "stats.h"
-#include "transport.h"
 
 #define FOREIGN_GFP	(GFP_NOWAIT | __GFP_NOWARN)
 
-static unsigned int foreign_high_percent = 100;
-module_param(foreign_high_percent, uint, 0644);
-MODULE_PARM_DESC(foreign_high_percent,
-		 "recall pages from their owners above this percent of the capacity (default 100)");
-
-static unsigned int foreign_low_percent = 100;
-module_param(foreign_low_percent, uint, 0644);
-MODULE_PARM_DESC(foreign_low_percent,
-		 "... down to this percent of it, where advertised room ends too (default 100)");
-
 /**
  * struct ramster_foreign_page - a page held for another node
- * @rbnode: in ramster_foreign_root, by (node, type, offset)
+ * @rbnode: in its store's tree, by (node, type, offset)
  * @node: the owner
  * @type: the owner's swap type
  * @offset: the owner's swap offset
@@ -89,13 +75,27 @@ struct ramster_foreign_page {
 	u8 compressor;
 };
 
-static DEFINE_SPINLOCK(ramster_foreign_lock);	/* see the file comment */
-static struct rb_root ramster_foreign_root = RB_ROOT;
-static u64 ramster_foreign_total;
-static u64 ramster_foreign_count[RAMSTER_MAX_NODES];
-static u64 ramster_foreign_capacity;
-static struct zs_pool *ramster_foreign_pool;
-static struct kmem_cache *ramster_foreign_cache;
+/**
+ * struct ramster_foreign - a store of pages held for other nodes
+ * @lock: protects the fields below; see the file comment
+ * @root: the pages, by (node, type, offset)
+ * @total: pages held
+ * @count: pages held per owner
+ * @capacity: most pages it takes
+ * @closed: takes no page, offers no room, recalls all (leaving)
+ * @pool: the data
+ * @cache: the struct ramster_foreign_page of each page
+ */
+struct ramster_foreign {
+	spinlock_t lock;		/* see above */
+	struct rb_root root;
+	u64 total;
+	u64 count[RAMSTER_MAX_NODES];
+	u64 capacity;
+	bool closed;
+	struct zs_pool *pool;
+	struct kmem_cache *cache;
+};
 
 /* -1, 0, 1 as (node, type, offset) sorts before, with, after @fp. */
 static int ramster_foreign_cmp(u8 node, u16 type, u64 offset,
@@ -110,12 +110,13 @@ static int ramster_foreign_cmp(u8 node, u16 type, u64 offset,
 	return 0;
 }
 
-static struct ramster_foreign_page *ramster_foreign_lookup(u8 node, u16 type,
+static struct ramster_foreign_page *ramster_foreign_lookup(struct ramster_foreign *fs,
+							   u8 node, u16 type,
 							   u64 offset)
 {
-	struct rb_node *n = ramster_foreign_root.rb_node;
+	struct rb_node *n = fs->root.rb_node;
 
-	lockdep_assert_held(&ramster_foreign_lock);
+	lockdep_assert_held(&fs->lock);
 	while (n) {
 		struct ramster_foreign_page *fp =
 			rb_entry(n, struct ramster_foreign_page, rbnode);
@@ -129,13 +130,14 @@ static struct ramster_foreign_page *ramster_foreign_lookup(u8 node, u16 type,
 }
 
 /* The first page at or after (node, type, offset); NULL if none. */
-static struct ramster_foreign_page *ramster_foreign_ceil(u8 node, u16 type,
+static struct ramster_foreign_page *ramster_foreign_ceil(struct ramster_foreign *fs,
+							 u8 node, u16 type,
 							 u64 offset)
 {
-	struct rb_node *n = ramster_foreign_root.rb_node;
+	struct rb_node *n = fs->root.rb_node;
 	struct ramster_foreign_page *best = NULL;
 
-	lockdep_assert_held(&ramster_foreign_lock);
+	lockdep_assert_held(&fs->lock);
 	while (n) {
 		struct ramster_foreign_page *fp =
 			rb_entry(n, struct ramster_foreign_page, rbnode);
@@ -150,11 +152,12 @@ static struct ramster_foreign_page *ramster_foreign_ceil(u8 node, u16 type,
 	return best;
 }
 
-static void ramster_foreign_insert(struct ramster_foreign_page *new)
+static void ramster_foreign_insert(struct ramster_foreign *fs,
+				   struct ramster_foreign_page *new)
 {
-	struct rb_node **link = &ramster_foreign_root.rb_node, *parent = NULL;
+	struct rb_node **link = &fs->root.rb_node, *parent = NULL;
 
-	lockdep_assert_held(&ramster_foreign_lock);
+	lockdep_assert_held(&fs->lock);
 	while (*link) {
 		struct ramster_foreign_page *fp =
 			rb_entry(*link, struct ramster_foreign_page, rbnode);
@@ -166,38 +169,42 @@ static void ramster_foreign_insert(struct ramster_foreign_page *new)
 			link = &(*link)->rb_right;
 	}
 	rb_link_node(&new->rbnode, parent, link);
-	rb_insert_color(&new->rbnode, &ramster_foreign_root);
-	ramster_foreign_total++;
-	ramster_foreign_count[new->node]++;
+	rb_insert_color(&new->rbnode, &fs->root);
+	fs->total++;
+	fs->count[new->node]++;
 	ramster_stat_inc(RAMSTER_STAT_FOREIGN_PAGES);
 }
 
 /* Free a page's memory; it is not in the tree. */
-static void ramster_foreign_free(struct ramster_foreign_page *fp)
+static void ramster_foreign_free(struct ramster_foreign *fs,
+				 struct ramster_foreign_page *fp)
 {
-	zs_free(ramster_foreign_pool, fp->handle);
-	kmem_cache_free(ramster_foreign_cache, fp);
+	zs_free(fs->pool, fp->handle);
+	kmem_cache_free(fs->cache, fp);
 	module_put(THIS_MODULE);
 }
 
-static void ramster_foreign_erase(struct ramster_foreign_page *fp)
+static void ramster_foreign_erase(struct ramster_foreign *fs,
+				  struct ramster_foreign_page *fp)
 {
-	lockdep_assert_held(&ramster_foreign_lock);
-	rb_erase(&fp->rbnode, &ramster_foreign_root);
-	ramster_foreign_total--;
-	ramster_foreign_count[fp->node]--;
+	lockdep_assert_held(&fs->lock);
+	rb_erase(&fp->rbnode, &fs->root);
+	fs->total--;
+	fs->count[fp->node]--;
 	ramster_stat_dec(RAMSTER_STAT_FOREIGN_PAGES);
-	ramster_foreign_free(fp);
+	ramster_foreign_free(fs, fp);
 }
 
 /**
  * ramster_foreign_put - hold a page for another node
+ * @fs: the store
  * @node: the owner (the link it came on)
  * @page: the validated payload of its PUT
  *
  * Return: the RAMSTER_ST_* status of the PUT_REPLY.
  */
-u32 ramster_foreign_put(u8 node, const struct ramster_wire_page *page)
+u32 ramster_foreign_put(struct ramster_foreign *fs, u8 node,
+			const struct ramster_wire_page *page)
 {
 	u16 type = le16_to_cpu(page->key.swap_type);
 	u64 offset = le64_to_cpu(page->key.offset);
@@ -205,11 +212,11 @@ u32 ramster_foreign_put(u8 node, const struct ramster_wire_page *page)
 	u32 clen = le32_to_cpu(page->clen);
 	void *dst;
 
-	if (ramster_recall_leaving()) {
+	if (READ_ONCE(fs->closed)) {
 		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_REFUSED);
 		return RAMSTER_ST_REFUSED;
 	}
-	if (READ_ONCE(ramster_foreign_total) >= READ_ONCE(ramster_foreign_capacity)) {
+	if (READ_ONCE(fs->total) >= READ_ONCE(fs->capacity)) {
 		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_FULL);
 		return RAMSTER_ST_FULL;
 	}
@@ -217,17 +224,17 @@ u32 ramster_foreign_put(u8 node, const struct ramster_wire_page *page)
 		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_REFUSED);
 		return RAMSTER_ST_REFUSED;
 	}
-	fp = kmem_cache_alloc(ramster_foreign_cache, FOREIGN_GFP);
+	fp = kmem_cache_alloc(fs->cache, FOREIGN_GFP);
 	if (!fp)
 		goto err_no_memory;
-	fp->handle = zs_malloc(ramster_foreign_pool, clen, FOREIGN_GFP);
+	fp->handle = zs_malloc(fs->pool, clen, FOREIGN_GFP);
 	if (IS_ERR_VALUE(fp->handle)) {
-		kmem_cache_free(ramster_foreign_cache, fp);
+		kmem_cache_free(fs->cache, fp);
 		goto err_no_memory;
 	}
-	dst = zs_map_object(ramster_foreign_pool, fp->handle, ZS_MM_WO);
+	dst = zs_map_object(fs->pool, fp->handle, ZS_MM_WO);
 	memcpy(dst, page + 1, clen);
-	zs_unmap_object(ramster_foreign_pool, fp->handle);
+	zs_unmap_object(fs->pool, fp->handle);
 	fp->node = node;
 	fp->type = type;
 	fp->offset = offset;
@@ -236,18 +243,18 @@ u32 ramster_foreign_put(u8 node, const struct ramster_wire_page *page)
 	fp->dcrc = le32_to_cpu(page->dcrc);
 	fp->compressor = page->compressor;
 
-	spin_lock(&ramster_foreign_lock);
-	old = ramster_foreign_lookup(node, type, offset);
+	spin_lock(&fs->lock);
+	old = ramster_foreign_lookup(fs, node, type, offset);
 	if (old && old->gen >= fp->gen) {
-		spin_unlock(&ramster_foreign_lock);
-		ramster_foreign_free(fp);
+		spin_unlock(&fs->lock);
+		ramster_foreign_free(fs, fp);
 		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_STALE);
 		return RAMSTER_ST_REFUSED;
 	}
 	if (old)
-		ramster_foreign_erase(old);
-	ramster_foreign_insert(fp);
-	spin_unlock(&ramster_foreign_lock);
+		ramster_foreign_erase(fs, old);
+	ramster_foreign_insert(fs, fp);
+	spin_unlock(&fs->lock);
 	ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS);
 	return RAMSTER_ST_OK;
 
@@ -256,231 +263,267 @@ err_no_memory:
 	ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_NO_MEMORY);
 	return RAMSTER_ST_NO_MEMORY;
 }
-
-/* A GET_REPLY for @key with room for @clen bytes of data, status OK. */
-static struct ramster_msg *ramster_foreign_reply(const struct ramster_wire_key *key,
-						 u32 clen)
-{
-	struct ramster_wire_page *rp;
-	struct ramster_msg *msg;
-
-	msg = ramster_msg_alloc(RAMSTER_MSG_GET_REPLY, sizeof(*rp) + clen,
-				GFP_KERNEL | __GFP_NOWARN);
-	if (!msg)
-		return NULL;
-	rp = (void *)msg->payload;
-	memset(rp, 0, sizeof(*rp));
-	rp->key = *key;
-	return msg;
-}
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_put);
 
 /**
- * ramster_foreign_get - answer a GET
+ * ramster_foreign_data_len - how long is the data a GET asks for?
+ * @fs: the store
  * @node: the owner
  * @key: the validated key it asked for
  *
- * Return: the GET_REPLY to send, with the data if the page of exactly that
- * generation is held, with RAMSTER_ST_NOT_FOUND otherwise; NULL if no
- * memory for the reply.
+ * Return: the data length if the page of exactly that generation is
+ * held, 0 otherwise.
  */
-struct ramster_msg *ramster_foreign_get(u8 node,
-					const struct ramster_wire_key *key)
+u32 ramster_foreign_data_len(struct ramster_foreign *fs, u8 node,
+			     const struct ramster_wire_key *key)
 {
-	u16 type = le16_to_cpu(key->swap_type);
-	u64 offset = le64_to_cpu(key->offset);
-	u64 gen = le64_to_cpu(key->gen);
 	struct ramster_foreign_page *fp;
-	struct ramster_wire_page *rp;
-	struct ramster_msg *msg;
 	u32 clen = 0;
+
+	spin_lock(&fs->lock);
+	fp = ramster_foreign_lookup(fs, node, le16_to_cpu(key->swap_type),
+				    le64_to_cpu(key->offset));
+	if (fp && fp->gen == le64_to_cpu(key->gen))
+		clen = fp->clen;
+	spin_unlock(&fs->lock);
+	return clen;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_data_len);
+
+/**
+ * ramster_foreign_get - copy out the page a GET asks for
+ * @fs: the store
+ * @node: the owner
+ * @rp: a GET_REPLY payload with @clen bytes of room after it; its key
+ *	names the page
+ * @clen: what ramster_foreign_data_len() said
+ *
+ * Fills in the data, its length, checksum and compressor.  Only that
+ * generation is ever answered, and only with the length announced.
+ *
+ * Return: 0, or -ENOENT if the page went (or changed) since.
+ */
+int ramster_foreign_get(struct ramster_foreign *fs, u8 node,
+			struct ramster_wire_page *rp, u32 clen)
+{
+	struct ramster_foreign_page *fp;
 	void *src;
 
-	ramster_stat_inc(RAMSTER_STAT_FOREIGN_GETS);
-	spin_lock(&ramster_foreign_lock);
-	fp = ramster_foreign_lookup(node, type, offset);
-	if (fp && fp->gen == gen)
-		clen = fp->clen;
-	spin_unlock(&ramster_foreign_lock);
-	if (!clen)
-		goto not_found;
-
-	msg = ramster_foreign_reply(key, clen);
-	if (!msg)
-		return NULL;
-	rp = (void *)msg->payload;
-
-	/* Only this owner's link thread changes its pages: fp is the same. */
-	spin_lock(&ramster_foreign_lock);
-	fp = ramster_foreign_lookup(node, type, offset);
-	if (!fp || fp->gen != gen || fp->clen != clen) {
-		spin_unlock(&ramster_foreign_lock);
-		ramster_msg_free(msg);
-		goto not_found;
+	spin_lock(&fs->lock);
+	fp = ramster_foreign_lookup(fs, node, le16_to_cpu(rp->key.swap_type),
+				    le64_to_cpu(rp->key.offset));
+	if (!fp || fp->gen != le64_to_cpu(rp->key.gen) || fp->clen != clen) {
+		spin_unlock(&fs->lock);
+		return -ENOENT;
 	}
-	src = zs_map_object(ramster_foreign_pool, fp->handle, ZS_MM_RO);
+	src = zs_map_object(fs->pool, fp->handle, ZS_MM_RO);
 	memcpy(rp + 1, src, clen);
-	zs_unmap_object(ramster_foreign_pool, fp->handle);
+	zs_unmap_object(fs->pool, fp->handle);
 	rp->clen = cpu_to_le32(clen);
 	rp->dcrc = cpu_to_le32(fp->dcrc);
 	rp->compressor = fp->compressor;
-	spin_unlock(&ramster_foreign_lock);
-	return msg;
-
-not_found:
-	ramster_stat_inc(RAMSTER_STAT_FOREIGN_GETS_NOT_FOUND);
-	msg = ramster_foreign_reply(key, 0);
-	if (msg) {
-		rp = (void *)msg->payload;
-		rp->status = cpu_to_le32(RAMSTER_ST_NOT_FOUND);
-	}
-	return msg;
+	spin_unlock(&fs->lock);
+	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_get);
 
-/* Drop the pages named by an INVALIDATE, generation by generation. */
-void ramster_foreign_invalidate(u8 node, const struct ramster_wire_key *keys,
-				u32 count)
+/**
+ * ramster_foreign_invalidate - drop the pages an INVALIDATE names
+ * @fs: the store
+ * @node: the owner
+ * @keys: the validated keys
+ * @count: how many
+ *
+ * A page goes only if its generation is the one named.
+ */
+void ramster_foreign_invalidate(struct ramster_foreign *fs, u8 node,
+				const struct ramster_wire_key *keys, u32 count)
 {
 	struct ramster_foreign_page *fp;
 	u32 i;
 
-	spin_lock(&ramster_foreign_lock);
+	spin_lock(&fs->lock);
 	for (i = 0; i < count; i++) {
-		fp = ramster_foreign_lookup(node, le16_to_cpu(keys[i].swap_type),
+		fp = ramster_foreign_lookup(fs, node,
+					    le16_to_cpu(keys[i].swap_type),
 					    le64_to_cpu(keys[i].offset));
 		if (fp && fp->gen == le64_to_cpu(keys[i].gen)) {
-			ramster_foreign_erase(fp);
+			ramster_foreign_erase(fs, fp);
 			ramster_stat_inc(RAMSTER_STAT_FOREIGN_INVALIDATES);
 		}
 	}
-	spin_unlock(&ramster_foreign_lock);
+	spin_unlock(&fs->lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_invalidate);
 
-/*
- * Drop every page of @node with swap type @type, or of every type if
- * @type is U16_MAX.  Returns how many went.
+/**
+ * ramster_foreign_drop - drop an owner's pages
+ * @fs: the store
+ * @node: the owner
+ * @type: its swap type, or RAMSTER_FOREIGN_ALL_TYPES
+ *
+ * Return: how many pages went.
  */
-static unsigned long ramster_foreign_drop(u8 node, u16 type)
+unsigned long ramster_foreign_drop(struct ramster_foreign *fs, u8 node,
+				   u16 type)
 {
+	bool all = type == RAMSTER_FOREIGN_ALL_TYPES;
 	struct ramster_foreign_page *fp;
 	unsigned long n = 0;
 
-	spin_lock(&ramster_foreign_lock);
+	spin_lock(&fs->lock);
 	for (;;) {
-		fp = ramster_foreign_ceil(node, type == U16_MAX ? 0 : type, 0);
-		if (!fp || fp->node != node ||
-		    (type != U16_MAX && fp->type != type))
+		fp = ramster_foreign_ceil(fs, node, all ? 0 : type, 0);
+		if (!fp || fp->node != node || (!all && fp->type != type))
 			break;
-		ramster_foreign_erase(fp);
+		ramster_foreign_erase(fs, fp);
 		n++;
 		if (need_resched()) {
-			spin_unlock(&ramster_foreign_lock);
+			spin_unlock(&fs->lock);
 			cond_resched();
-			spin_lock(&ramster_foreign_lock);
+			spin_lock(&fs->lock);
 		}
 	}
-	spin_unlock(&ramster_foreign_lock);
+	spin_unlock(&fs->lock);
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_drop);
 
-void ramster_foreign_invalidate_area(u8 node, u16 type)
+void ramster_foreign_set_capacity(struct ramster_foreign *fs, u64 pages)
 {
-	unsigned long n = ramster_foreign_drop(node, type);
-
-	ramster_stat_add(RAMSTER_STAT_FOREIGN_INVALIDATES, n);
+	WRITE_ONCE(fs->capacity, pages);
 }
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_set_capacity);
 
-/* The owner restarted or left: what it stored here is nobody's now. */
-void ramster_foreign_drop_node(u8 node)
+/* Leaving: take no page, offer no room, recall every page. */
+void ramster_foreign_set_closed(struct ramster_foreign *fs, bool closed)
 {
-	unsigned long n = ramster_foreign_drop(node, U16_MAX);
-
-	ramster_stat_add(RAMSTER_STAT_FOREIGN_DROPPED, n);
-	if (n)
-		pr_info("dropped %lu pages of node %u\n", n, node);
+	WRITE_ONCE(fs->closed, closed);
 }
-
-void ramster_foreign_set_capacity(u64 pages)
-{
-	WRITE_ONCE(ramster_foreign_capacity, pages);
-}
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_set_closed);
 
 /* A percent of the capacity, in pages. */
-static u64 ramster_foreign_mark(unsigned int percent)
+static u64 ramster_foreign_mark(struct ramster_foreign *fs,
+				unsigned int percent)
 {
-	return div_u64(READ_ONCE(ramster_foreign_capacity) *
-		       min(percent, 100U), 100);
-}
-
-/*
- * How many more pages a PUT may bring: what keepalives advertise.  Room
- * ends at the low mark: every owner is offered all of it, so owners that
- * fill it at once overshoot, and the gap up to the high mark absorbs
- * that without a recall.  PUTs are accepted up to the capacity.
- */
-u64 ramster_foreign_free_pages(void)
-{
-	u64 total = READ_ONCE(ramster_foreign_total);
-	u64 low = ramster_foreign_mark(min(READ_ONCE(foreign_low_percent),
-					   READ_ONCE(foreign_high_percent)));
-
-	if (ramster_recall_leaving())
-		return 0;
-	return low > total ? low - total : 0;
+	return div_u64(READ_ONCE(fs->capacity) * min(percent, 100U), 100);
 }
 
 /**
+ * ramster_foreign_room - how many more pages a PUT may bring
+ * @fs: the store
+ * @high: the high mark, in percent of the capacity
+ * @low: the low mark
+ *
+ * What keepalives advertise.  Room ends at the low mark: every owner is
+ * offered all of it, so owners that fill it at once overshoot, and the
+ * gap up to the high mark absorbs that without a recall.  PUTs are
+ * accepted up to the capacity.
+ *
+ * Return: pages.
+ */
+u64 ramster_foreign_room(struct ramster_foreign *fs, unsigned int high,
+			 unsigned int low)
+{
+	u64 total = READ_ONCE(fs->total);
+	u64 mark = ramster_foreign_mark(fs, min(low, high));
+
+	if (READ_ONCE(fs->closed))
+		return 0;
+	return mark > total ? mark - total : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_room);
+
+/**
  * ramster_foreign_recall_keep - should an owner take pages back?
+ * @fs: the store
  * @node: the owner
+ * @high: the high mark, in percent of the capacity
+ * @low: the low mark
  *
  * Return: how many of its pages it may keep here, or U64_MAX when none
- * is recalled.  Leaving, it keeps none.
+ * is recalled.  From a closed store, it keeps none.
  */
-u64 ramster_foreign_recall_keep(u8 node)
+u64 ramster_foreign_recall_keep(struct ramster_foreign *fs, u8 node,
+				unsigned int high, unsigned int low)
 {
-	u64 held = READ_ONCE(ramster_foreign_count[node]);
+	u64 held = READ_ONCE(fs->count[node]);
 
 	if (!held)
 		return U64_MAX;
-	if (ramster_recall_leaving())
+	if (READ_ONCE(fs->closed))
 		return 0;
-	return ramster_recall_keep(held, READ_ONCE(ramster_foreign_total),
-				   ramster_foreign_mark(READ_ONCE(foreign_high_percent)),
-				   ramster_foreign_mark(READ_ONCE(foreign_low_percent)));
+	return ramster_recall_keep(held, READ_ONCE(fs->total),
+				   ramster_foreign_mark(fs, high),
+				   ramster_foreign_mark(fs, low));
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_recall_keep);
+
+/* Pages held, for all owners. */
+u64 ramster_foreign_total(struct ramster_foreign *fs)
+{
+	return READ_ONCE(fs->total);
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_total);
+
+u64 ramster_foreign_held_for(struct ramster_foreign *fs, u8 node)
+{
+	return READ_ONCE(fs->count[node]);
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_held_for);
+
+u64 ramster_foreign_pool_bytes(struct ramster_foreign *fs)
+{
+	return (u64)zs_get_total_pages(fs->pool) << PAGE_SHIFT;
 }
 
-/* Foreign pages held, for all owners. */
-u64 ramster_foreign_total_pages(void)
+/**
+ * ramster_foreign_create - an empty store
+ * @name: names its pool and cache
+ *
+ * Return: the store (capacity 0: it takes nothing yet), or NULL.
+ */
+struct ramster_foreign *ramster_foreign_create(const char *name)
 {
-	return READ_ONCE(ramster_foreign_total);
-}
+	struct ramster_foreign *fs = kzalloc(sizeof(*fs), GFP_KERNEL);
 
-u64 ramster_foreign_held_for(u8 node)
-{
-	return READ_ONCE(ramster_foreign_count[node]);
-}
+	if (!fs)
+		return NULL;
+	spin_lock_init(&fs->lock);
+	fs->root = RB_ROOT;
+	fs->cache = kmem_cache_create(name, sizeof(struct ramster_foreign_page),
+				      0, 0, NULL);
+	if (!fs->cache)
+		goto err_free;
+	fs->pool = zs_create_pool(name);
+	if (!fs->pool)
+		goto err_destroy_cache;
+	return fs;
 
-u64 ramster_foreign_pool_bytes(void)
-{
-	return (u64)zs_get_total_pages(ramster_foreign_pool) << PAGE_SHIFT;
+err_destroy_cache:
+	kmem_cache_destroy(fs->cache);
+err_free:
+	kfree(fs);
+	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_create);
 
-int ramster_foreign_init(void)
+/*
+ * Free a store.  At module exit it is empty (every page pins the module);
+ * a test's store may still hold pages, which go now.
+ */
+void ramster_foreign_destroy(struct ramster_foreign *fs)
 {
-	ramster_foreign_cache = KMEM_CACHE(ramster_foreign_page, 0);
-	if (!ramster_foreign_cache)
-		return -ENOMEM;
-	ramster_foreign_pool = zs_create_pool(RAMSTER_NAME "_foreign");
-	if (!ramster_foreign_pool) {
-		kmem_cache_destroy(ramster_foreign_cache);
-		return -ENOMEM;
+	struct ramster_foreign_page *fp, *next;
+
+	if (!fs)
+		return;
+	rbtree_postorder_for_each_entry_safe(fp, next, &fs->root, rbnode) {
+		ramster_stat_dec(RAMSTER_STAT_FOREIGN_PAGES);
+		ramster_foreign_free(fs, fp);
 	}
-	return 0;
+	zs_destroy_pool(fs->pool);
+	kmem_cache_destroy(fs->cache);
+	kfree(fs);
 }
-
-/* Module exit: every page pins the module, so none is left. */
-void ramster_foreign_exit(void)
-{
-	WARN_ON_ONCE(!RB_EMPTY_ROOT(&ramster_foreign_root));
-	zs_destroy_pool(ramster_foreign_pool);
-	kmem_cache_destroy(ramster_foreign_cache);
-}
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_destroy);

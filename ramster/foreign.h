@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * foreign.h - pages this node holds for other nodes
+ * foreign.h - a store of pages held for other nodes, and its generation
+ * rules
  */
 #ifndef _RAMSTER_FOREIGN_H
 #define _RAMSTER_FOREIGN_H
@@ -9,22 +10,30 @@
 
 #include "wire.h"
 
-struct ramster_msg;
+struct ramster_foreign;
 
-int ramster_foreign_init(void);
-void ramster_foreign_exit(void);
-void ramster_foreign_set_capacity(u64 pages);
-u32 ramster_foreign_put(u8 node, const struct ramster_wire_page *page);
-struct ramster_msg *ramster_foreign_get(u8 node,
-					const struct ramster_wire_key *key);
-void ramster_foreign_invalidate(u8 node, const struct ramster_wire_key *keys,
-				u32 count);
-void ramster_foreign_invalidate_area(u8 node, u16 type);
-void ramster_foreign_drop_node(u8 node);
-u64 ramster_foreign_free_pages(void);
-u64 ramster_foreign_recall_keep(u8 node);
-u64 ramster_foreign_total_pages(void);
-u64 ramster_foreign_held_for(u8 node);
-u64 ramster_foreign_pool_bytes(void);
+#define RAMSTER_FOREIGN_ALL_TYPES	U16_MAX
+
+struct ramster_foreign *ramster_foreign_create(const char *name);
+void ramster_foreign_destroy(struct ramster_foreign *fs);
+void ramster_foreign_set_capacity(struct ramster_foreign *fs, u64 pages);
+void ramster_foreign_set_closed(struct ramster_foreign *fs, bool closed);
+u32 ramster_foreign_put(struct ramster_foreign *fs, u8 node,
+			const struct ramster_wire_page *page);
+u32 ramster_foreign_data_len(struct ramster_foreign *fs, u8 node,
+			     const struct ramster_wire_key *key);
+int ramster_foreign_get(struct ramster_foreign *fs, u8 node,
+			struct ramster_wire_page *rp, u32 clen);
+void ramster_foreign_invalidate(struct ramster_foreign *fs, u8 node,
+				const struct ramster_wire_key *keys, u32 count);
+unsigned long ramster_foreign_drop(struct ramster_foreign *fs, u8 node,
+				   u16 type);
+u64 ramster_foreign_room(struct ramster_foreign *fs, unsigned int high,
+			 unsigned int low);
+u64 ramster_foreign_recall_keep(struct ramster_foreign *fs, u8 node,
+				unsigned int high, unsigned int low);
+u64 ramster_foreign_total(struct ramster_foreign *fs);
+u64 ramster_foreign_held_for(struct ramster_foreign *fs, u8 node);
+u64 ramster_foreign_pool_bytes(struct ramster_foreign *fs);
 
 #endif /* _RAMSTER_FOREIGN_H */

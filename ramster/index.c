@@ -12,7 +12,14 @@
  * lock, drops the lock for the slow work, and puts it under the lock.  An
  * entry erased while in use stays valid until its last put, and its
  * memory is released then, by the tree's ->free_entry().
+ *
+ * Copy transitions: an entry's copies (the local one, the holders) change
+ * only through the ramster_entry_*() transitions below, each under the
+ * tree lock, so the rules of index.h are enforced in one place: a local
+ * copy is dropped only when a remote one exists and nobody else reads it,
+ * and a copy fetched home is adopted only by an entry still in the tree.
  */
+#include <kunit/visibility.h>
 #include <linux/bug.h>
 #include <linux/lockdep.h>
 
@@ -36,7 +43,7 @@ void ramster_tree_init(struct ramster_tree *tree,
 	tree->nr_entries = 0;
 	tree->free_entry = free_entry;
 }
-EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_tree_init);
+EXPORT_SYMBOL_IF_KUNIT(ramster_tree_init);
 
 /**
  * ramster_index_lookup - find the entry of a swap offset
@@ -64,7 +71,7 @@ struct ramster_entry *ramster_index_lookup(struct ramster_tree *tree,
 	}
 	return NULL;
 }
-EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_index_lookup);
+EXPORT_SYMBOL_IF_KUNIT(ramster_index_lookup);
 
 /**
  * ramster_index_insert - insert an entry, replacing any older version
@@ -113,7 +120,7 @@ struct ramster_entry *ramster_index_insert(struct ramster_tree *tree,
 	tree->nr_entries++;
 	return NULL;
 }
-EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_index_insert);
+EXPORT_SYMBOL_IF_KUNIT(ramster_index_insert);
 
 /**
  * ramster_index_erase - take an entry out of its tree
@@ -133,7 +140,7 @@ void ramster_index_erase(struct ramster_tree *tree,
 	list_del_init(&entry->lru);
 	tree->nr_entries--;
 }
-EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_index_erase);
+EXPORT_SYMBOL_IF_KUNIT(ramster_index_erase);
 
 /**
  * ramster_index_erase_all - empty a tree (swapoff)
@@ -157,14 +164,14 @@ unsigned long ramster_index_erase_all(struct ramster_tree *tree)
 	tree->nr_entries = 0;
 	return erased;
 }
-EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_index_erase_all);
+EXPORT_SYMBOL_IF_KUNIT(ramster_index_erase_all);
 
 /* Take a reference on an entry found under the tree's lock. */
 void ramster_entry_get(struct ramster_entry *entry)
 {
 	entry->refcount++;
 }
-EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_entry_get);
+EXPORT_SYMBOL_IF_KUNIT(ramster_entry_get);
 
 /**
  * ramster_entry_put - drop a reference, freeing the entry on the last one
@@ -181,4 +188,156 @@ void ramster_entry_put(struct ramster_tree *tree, struct ramster_entry *entry)
 	WARN_ON_ONCE(!RB_EMPTY_NODE(&entry->rbnode));
 	tree->free_entry(tree, entry);
 }
-EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_entry_put);
+EXPORT_SYMBOL_IF_KUNIT(ramster_entry_put);
+
+/* Does anyone but the tree and the caller's @own_refs use the entry? */
+static bool ramster_entry_shared(const struct ramster_entry *entry,
+				 int own_refs)
+{
+	return entry->refcount > 1 + own_refs;
+}
+
+/**
+ * ramster_entry_begin_put - the entry is picked to be sent to a holder
+ * @tree: its tree, locked
+ * @entry: an entry with a local copy, not already being sent
+ *
+ * Takes a reference for the PUT (its local copy stays while the PUT
+ * reads it), flags it REMOTIFYING, and moves it to the young end of the
+ * LRU so the next pick looks elsewhere.
+ */
+void ramster_entry_begin_put(struct ramster_tree *tree,
+			     struct ramster_entry *entry)
+{
+	lockdep_assert_held(&tree->lock);
+	WARN_ON_ONCE(entry->flags & RAMSTER_ENTRY_REMOTIFYING);
+	entry->flags |= RAMSTER_ENTRY_REMOTIFYING;
+	ramster_entry_get(entry);
+	list_move_tail(&entry->lru, &tree->lru);
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_entry_begin_put);
+
+/**
+ * ramster_entry_end_put - the PUT is answered or given up
+ * @tree: its tree, locked
+ * @entry: the entry of ramster_entry_begin_put()
+ *
+ * Clears the flag; the caller still drops the PUT's reference.
+ */
+void ramster_entry_end_put(struct ramster_tree *tree,
+			   struct ramster_entry *entry)
+{
+	lockdep_assert_held(&tree->lock);
+	entry->flags &= ~RAMSTER_ENTRY_REMOTIFYING;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_entry_end_put);
+
+/**
+ * ramster_entry_set_holder - a node acknowledged a copy of the entry
+ * @tree: its tree, locked
+ * @entry: the entry (it may have left the tree meanwhile: its free path
+ *	then invalidates the copy just recorded)
+ * @node: the holder
+ * @crc: crc32c of the data it holds, which any copy must match
+ *
+ * Return: 0, -EEXIST if @node already holds one, -ENOSPC if the entry
+ * has no free holder slot.
+ */
+int ramster_entry_set_holder(struct ramster_tree *tree,
+			     struct ramster_entry *entry, u8 node, u32 crc)
+{
+	int i, free = -1;
+
+	lockdep_assert_held(&tree->lock);
+	for (i = 0; i < RAMSTER_MAX_HOLDERS; i++) {
+		if (entry->holders[i] == node)
+			return -EEXIST;
+		if (entry->holders[i] == RAMSTER_NO_NODE && free < 0)
+			free = i;
+	}
+	if (free < 0)
+		return -ENOSPC;
+	if (!ramster_entry_is_remote(entry))
+		entry->crc = crc;
+	entry->holders[free] = node;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_entry_set_holder);
+
+/**
+ * ramster_entry_drop_local - the local copy goes, a remote one stays
+ * @tree: its tree, locked
+ * @entry: the entry
+ * @own_refs: references the caller holds on it (0 or 1)
+ *
+ * Only if a holder has a copy and nobody but the tree and the caller
+ * uses the entry (a load or a PUT may be reading the local copy).
+ *
+ * Return: the zsmalloc handle of the copy, for the caller to free; 0 if
+ * the copy stays.
+ */
+unsigned long ramster_entry_drop_local(struct ramster_tree *tree,
+				       struct ramster_entry *entry,
+				       int own_refs)
+{
+	lockdep_assert_held(&tree->lock);
+	if (!(entry->flags & RAMSTER_ENTRY_LOCAL) ||
+	    !ramster_entry_is_remote(entry) ||
+	    ramster_entry_shared(entry, own_refs))
+		return 0;
+	entry->flags &= ~RAMSTER_ENTRY_LOCAL;
+	list_del_init(&entry->lru);
+	return entry->handle;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_entry_drop_local);
+
+/**
+ * ramster_entry_adopt_local - a copy fetched home becomes the local one
+ * @tree: its tree, locked
+ * @entry: the entry
+ * @handle: zsmalloc handle of the fetched copy
+ *
+ * Return: true if adopted (the entry owns @handle now); false if the
+ * entry left the tree or got a local copy meanwhile (the caller frees
+ * @handle).
+ */
+bool ramster_entry_adopt_local(struct ramster_tree *tree,
+			       struct ramster_entry *entry,
+			       unsigned long handle)
+{
+	lockdep_assert_held(&tree->lock);
+	if (RB_EMPTY_NODE(&entry->rbnode) ||
+	    (entry->flags & (RAMSTER_ENTRY_LOCAL | RAMSTER_ENTRY_SAME_FILLED)))
+		return false;
+	entry->handle = handle;
+	entry->flags |= RAMSTER_ENTRY_LOCAL;
+	list_add_tail(&entry->lru, &tree->lru);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_entry_adopt_local);
+
+/**
+ * ramster_entry_forget_remote - the entry's remote copies are forgotten
+ * @tree: its tree, locked
+ * @entry: the entry
+ * @holders: receives the nodes that held them, RAMSTER_NO_NODE after
+ *
+ * Return: how many copies there were.
+ */
+int ramster_entry_forget_remote(struct ramster_tree *tree,
+				struct ramster_entry *entry,
+				u8 holders[RAMSTER_MAX_HOLDERS])
+{
+	int i, n = 0;
+
+	lockdep_assert_held(&tree->lock);
+	for (i = 0; i < RAMSTER_MAX_HOLDERS; i++) {
+		holders[i] = RAMSTER_NO_NODE;
+		if (entry->holders[i] == RAMSTER_NO_NODE)
+			continue;
+		holders[n++] = entry->holders[i];
+		entry->holders[i] = RAMSTER_NO_NODE;
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_entry_forget_remote);

@@ -103,9 +103,50 @@ unsigned long ramster_index_erase_all(struct ramster_tree *tree);
 void ramster_entry_get(struct ramster_entry *entry);
 void ramster_entry_put(struct ramster_tree *tree, struct ramster_entry *entry);
 
+void ramster_entry_begin_put(struct ramster_tree *tree,
+			     struct ramster_entry *entry);
+void ramster_entry_end_put(struct ramster_tree *tree,
+			   struct ramster_entry *entry);
+int ramster_entry_set_holder(struct ramster_tree *tree,
+			     struct ramster_entry *entry, u8 node, u32 crc);
+unsigned long ramster_entry_drop_local(struct ramster_tree *tree,
+				       struct ramster_entry *entry,
+				       int own_refs);
+bool ramster_entry_adopt_local(struct ramster_tree *tree,
+			       struct ramster_entry *entry,
+			       unsigned long handle);
+int ramster_entry_forget_remote(struct ramster_tree *tree,
+				struct ramster_entry *entry,
+				u8 holders[RAMSTER_MAX_HOLDERS]);
+
+/* Has a node acknowledged a copy? */
 static inline bool ramster_entry_is_remote(const struct ramster_entry *entry)
 {
-	return entry->holders[0] != RAMSTER_NO_NODE;
+	int i;
+
+	for (i = 0; i < RAMSTER_MAX_HOLDERS; i++)
+		if (entry->holders[i] != RAMSTER_NO_NODE)
+			return true;
+	return false;
+}
+
+/* Is its data only on other nodes, with no PUT of it in flight? */
+static inline bool ramster_entry_remote_only(const struct ramster_entry *entry)
+{
+	return ramster_entry_is_remote(entry) &&
+	       !(entry->flags & (RAMSTER_ENTRY_LOCAL |
+				 RAMSTER_ENTRY_REMOTIFYING));
+}
+
+/* The first node holding a copy, RAMSTER_NO_NODE if none. */
+static inline u8 ramster_entry_first_holder(const struct ramster_entry *entry)
+{
+	int i;
+
+	for (i = 0; i < RAMSTER_MAX_HOLDERS; i++)
+		if (entry->holders[i] != RAMSTER_NO_NODE)
+			return entry->holders[i];
+	return RAMSTER_NO_NODE;
 }
 
 #endif /* _RAMSTER_INDEX_H */

@@ -7,7 +7,7 @@
 
 #include "index.h"
 
-MODULE_IMPORT_NS(RAMSTER_KUNIT);
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 /* A tree whose freed entries are counted instead of freed. */
 struct test_tree {
@@ -185,6 +185,132 @@ static void lru_follows_local_copies(struct kunit *test)
 	spin_unlock(&t->tree.lock);
 }
 
+/*
+ * The copy transitions.  An entry with a local copy, inserted: the tree
+ * holds one reference.
+ */
+static struct ramster_entry *local_entry(struct kunit *test,
+					 struct test_tree *t, pgoff_t offset)
+{
+	struct ramster_entry *e = new_entry(test, offset);
+
+	memset(e->holders, RAMSTER_NO_NODE, sizeof(e->holders));
+	e->flags = RAMSTER_ENTRY_LOCAL;
+	e->handle = 0x1000 + offset;
+	spin_lock(&t->tree.lock);
+	KUNIT_EXPECT_NULL(test, ramster_index_insert(&t->tree, e));
+	spin_unlock(&t->tree.lock);
+	return e;
+}
+
+static void put_then_holder_then_drop_local(struct kunit *test)
+{
+	struct test_tree *t = new_tree(test);
+	struct ramster_entry *e = local_entry(test, t, 1);
+
+	spin_lock(&t->tree.lock);
+	ramster_entry_begin_put(&t->tree, e);
+	KUNIT_EXPECT_TRUE(test, e->flags & RAMSTER_ENTRY_REMOTIFYING);
+	KUNIT_EXPECT_EQ(test, e->refcount, 2);
+	/* No holder yet: the local copy is the only one and stays. */
+	KUNIT_EXPECT_EQ(test, ramster_entry_drop_local(&t->tree, e, 1), 0);
+	ramster_entry_end_put(&t->tree, e);
+	KUNIT_EXPECT_FALSE(test, e->flags & RAMSTER_ENTRY_REMOTIFYING);
+	KUNIT_EXPECT_EQ(test, ramster_entry_set_holder(&t->tree, e, 4, 0xc0c0), 0);
+	KUNIT_EXPECT_TRUE(test, ramster_entry_is_remote(e));
+	KUNIT_EXPECT_EQ(test, e->crc, 0xc0c0);
+	/* The tree and the PUT's reference only: the copy goes. */
+	KUNIT_EXPECT_EQ(test, ramster_entry_drop_local(&t->tree, e, 1), 0x1001);
+	KUNIT_EXPECT_FALSE(test, e->flags & RAMSTER_ENTRY_LOCAL);
+	KUNIT_EXPECT_TRUE(test, list_empty(&e->lru));
+	KUNIT_EXPECT_TRUE(test, ramster_entry_remote_only(e));
+	/* Dropping again finds nothing to drop. */
+	KUNIT_EXPECT_EQ(test, ramster_entry_drop_local(&t->tree, e, 1), 0);
+	ramster_entry_put(&t->tree, e);
+	spin_unlock(&t->tree.lock);
+}
+
+static void local_copy_stays_while_read(struct kunit *test)
+{
+	struct test_tree *t = new_tree(test);
+	struct ramster_entry *e = local_entry(test, t, 2);
+
+	spin_lock(&t->tree.lock);
+	KUNIT_EXPECT_EQ(test, ramster_entry_set_holder(&t->tree, e, 4, 1), 0);
+	ramster_entry_get(e);		/* a load reads the local copy */
+	KUNIT_EXPECT_EQ(test, ramster_entry_drop_local(&t->tree, e, 0), 0);
+	KUNIT_EXPECT_TRUE(test, e->flags & RAMSTER_ENTRY_LOCAL);
+	ramster_entry_put(&t->tree, e);	/* the load is done */
+	KUNIT_EXPECT_EQ(test, ramster_entry_drop_local(&t->tree, e, 0), 0x1002);
+	spin_unlock(&t->tree.lock);
+}
+
+static void holders_are_distinct_and_bounded(struct kunit *test)
+{
+	struct test_tree *t = new_tree(test);
+	struct ramster_entry *e = local_entry(test, t, 3);
+	u8 holders[RAMSTER_MAX_HOLDERS];
+	int i;
+
+	spin_lock(&t->tree.lock);
+	KUNIT_EXPECT_EQ(test, ramster_entry_set_holder(&t->tree, e, 4, 7), 0);
+	KUNIT_EXPECT_EQ(test, ramster_entry_set_holder(&t->tree, e, 4, 7), -EEXIST);
+	for (i = 1; i < RAMSTER_MAX_HOLDERS; i++)
+		KUNIT_EXPECT_EQ(test, ramster_entry_set_holder(&t->tree, e, 4 + i, 9), 0);
+	KUNIT_EXPECT_EQ(test, ramster_entry_set_holder(&t->tree, e, 99, 7), -ENOSPC);
+	/* The first copy's checksum is the one every copy must match. */
+	KUNIT_EXPECT_EQ(test, e->crc, 7);
+	KUNIT_EXPECT_EQ(test, ramster_entry_first_holder(e), 4);
+	KUNIT_EXPECT_EQ(test, ramster_entry_forget_remote(&t->tree, e, holders),
+			RAMSTER_MAX_HOLDERS);
+	for (i = 0; i < RAMSTER_MAX_HOLDERS; i++)
+		KUNIT_EXPECT_EQ(test, holders[i], 4 + i);
+	KUNIT_EXPECT_FALSE(test, ramster_entry_is_remote(e));
+	KUNIT_EXPECT_EQ(test, ramster_entry_first_holder(e), RAMSTER_NO_NODE);
+	KUNIT_EXPECT_EQ(test, ramster_entry_forget_remote(&t->tree, e, holders), 0);
+	KUNIT_EXPECT_EQ(test, holders[0], RAMSTER_NO_NODE);
+	spin_unlock(&t->tree.lock);
+}
+
+static void adopt_only_by_a_live_remote_entry(struct kunit *test)
+{
+	struct test_tree *t = new_tree(test);
+	struct ramster_entry *e = local_entry(test, t, 5);
+
+	spin_lock(&t->tree.lock);
+	/* It still has its own copy: a fetched one is not taken. */
+	KUNIT_EXPECT_FALSE(test, ramster_entry_adopt_local(&t->tree, e, 0x2000));
+	KUNIT_EXPECT_EQ(test, ramster_entry_set_holder(&t->tree, e, 4, 1), 0);
+	KUNIT_EXPECT_EQ(test, ramster_entry_drop_local(&t->tree, e, 0), 0x1005);
+	KUNIT_EXPECT_TRUE(test, ramster_entry_adopt_local(&t->tree, e, 0x2000));
+	KUNIT_EXPECT_EQ(test, e->handle, 0x2000);
+	KUNIT_EXPECT_TRUE(test, e->flags & RAMSTER_ENTRY_LOCAL);
+	KUNIT_EXPECT_FALSE(test, list_empty(&e->lru));
+	/* Erased while the copy was on its way home: not adopted. */
+	KUNIT_EXPECT_EQ(test, ramster_entry_drop_local(&t->tree, e, 0), 0x2000);
+	ramster_entry_get(e);
+	ramster_index_erase(&t->tree, e);
+	KUNIT_EXPECT_FALSE(test, ramster_entry_adopt_local(&t->tree, e, 0x3000));
+	ramster_entry_put(&t->tree, e);
+	KUNIT_EXPECT_EQ(test, t->freed, 0);
+	ramster_entry_put(&t->tree, e);
+	KUNIT_EXPECT_EQ(test, t->freed, 1);
+	spin_unlock(&t->tree.lock);
+}
+
+static struct kunit_case ramster_entry_cases[] = {
+	KUNIT_CASE(put_then_holder_then_drop_local),
+	KUNIT_CASE(local_copy_stays_while_read),
+	KUNIT_CASE(holders_are_distinct_and_bounded),
+	KUNIT_CASE(adopt_only_by_a_live_remote_entry),
+	{}
+};
+
+static struct kunit_suite ramster_entry_suite = {
+	.name = "ramster_entry_transitions",
+	.test_cases = ramster_entry_cases,
+};
+
 static struct kunit_case ramster_index_cases[] = {
 	KUNIT_CASE(lru_follows_local_copies),
 	KUNIT_CASE(insert_lookup_erase),
@@ -200,6 +326,6 @@ static struct kunit_suite ramster_index_suite = {
 	.test_cases = ramster_index_cases,
 };
 
-kunit_test_suites(&ramster_index_suite);
+kunit_test_suites(&ramster_index_suite, &ramster_entry_suite);
 
 MODULE_LICENSE("GPL");

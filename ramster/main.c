@@ -14,8 +14,8 @@
  *  2. The module cannot go away while it holds a page: every stored entry
  *     holds a module reference (taken with try_module_get(), so a store
  *     racing with rmmod is refused), and rmmod fails with -EBUSY until
- *     the pages are invalidated (swapoff) or brought back (debugfs
- *     "drain", recall.c).
+ *     the pages are invalidated (swapoff) or brought back
+ *     (/sys/module/ramster/control/drain, lifecycle.c).
  *  3. invalidate_page runs under the swap area's spinlock: it and
  *     everything it calls only take spinlocks and never sleep.
  */
@@ -27,13 +27,13 @@
 #include <linux/swap.h>
 
 #include "ramster.h"
-#include "cluster.h"
-#include "foreign.h"
+#include "holders.h"
 #include "index.h"
+#include "lender.h"
+#include "lifecycle.h"
 #include "local.h"
 #include "recall.h"
 #include "remote.h"
-#include "shrink.h"
 #include "stats.h"
 #include "suction.h"
 #include "transport.h"
@@ -172,7 +172,7 @@ static int ramster_frontswap_store(unsigned int type, pgoff_t offset,
 		return -ENOMEM;
 	}
 	/* Draining before rmmod: new pages go to the device. */
-	if (ramster_recall_draining()) {
+	if (ramster_lifecycle_draining()) {
 		ramster_stat_inc(RAMSTER_STAT_REJECT_DRAINING);
 		return -EBUSY;
 	}
@@ -318,13 +318,19 @@ static void ramster_refresh_stats(void)
 	ramster_stat_set(RAMSTER_STAT_POOL_TOTAL_SIZE,
 			 ramster_local_pool_bytes());
 	ramster_stat_set(RAMSTER_STAT_FOREIGN_POOL_SIZE,
-			 ramster_foreign_pool_bytes());
+			 ramster_lender_pool_bytes());
 	/* Pages whose only copy is here (an entry may briefly have both). */
 	ramster_stat_set(RAMSTER_STAT_LOCAL_PAGES,
 			 ramster_stat_read(RAMSTER_STAT_STORED_PAGES) -
 			 ramster_stat_read(RAMSTER_STAT_REMOTE_PAGES));
 }
 
+/*
+ * Layers come up from the bottom: the transport, then the services that
+ * register with it (lender, holders, remote, recall), then lifecycle
+ * (the controls, and membership, which starts the node), then the
+ * frontswap ops, then suction.  They go down in the opposite order.
+ */
 static int __init ramster_init(void)
 {
 	int ret;
@@ -343,25 +349,25 @@ static int __init ramster_init(void)
 		goto err_destroy_cache;
 
 	ramster_stats_init(ramster_refresh_stats);
-	ramster_shrink_init(ramster_stats_debugfs_root());
-
-	ret = ramster_foreign_init();
-	if (ret)
-		goto err_exit_stats;
 	ret = ramster_transport_init(ramster_stats_debugfs_root());
 	if (ret)
-		goto err_exit_foreign;
+		goto err_exit_stats;
+	ret = ramster_lender_init();
+	if (ret)
+		goto err_exit_transport;
+	ret = ramster_holders_init();
+	if (ret)
+		goto err_exit_lender;
 	ret = ramster_remote_init(ramster_trees, &ramster_limits,
 				  ramster_stats_debugfs_root());
 	if (ret)
-		goto err_exit_transport;
-
-	ramster_recall_init(ramster_stats_debugfs_root());
-	ret = ramster_cluster_init();
-	if (ret) {
-		pr_err("cannot register /sys/kernel/config/ramster (%d)\n", ret);
+		goto err_exit_holders;
+	ret = ramster_recall_init();
+	if (ret)
 		goto err_exit_remote;
-	}
+	ret = ramster_lifecycle_init();
+	if (ret)
+		goto err_exit_recall;
 
 	frontswap_writethrough(writethrough);
 	ret = frontswap_register_ops(&ramster_frontswap_ops);
@@ -369,7 +375,7 @@ static int __init ramster_init(void)
 		pr_err("cannot register with frontswap (%d): %s\n", ret,
 		       ret == -EBUSY ?
 		       "another backend (zswap?) is registered" : "error");
-		goto err_exit_cluster;
+		goto err_exit_lifecycle;
 	}
 
 	ret = ramster_suction_init();
@@ -383,16 +389,19 @@ static int __init ramster_init(void)
 
 err_unregister:
 	frontswap_unregister_ops(&ramster_frontswap_ops);
-err_exit_cluster:
+err_exit_lifecycle:
 	frontswap_writethrough(false);
-	ramster_cluster_exit();
-err_exit_remote:
+	ramster_lifecycle_exit();
+err_exit_recall:
 	ramster_recall_exit();
+err_exit_remote:
 	ramster_remote_exit();
+err_exit_holders:
+	ramster_holders_exit();
+err_exit_lender:
+	ramster_lender_exit();
 err_exit_transport:
 	ramster_transport_exit();
-err_exit_foreign:
-	ramster_foreign_exit();
 err_exit_stats:
 	ramster_stats_exit();
 	ramster_local_exit();
@@ -418,11 +427,12 @@ static void __exit ramster_exit(void)
 		return;
 	frontswap_writethrough(false);
 
-	ramster_cluster_exit();
+	ramster_lifecycle_exit();
 	ramster_recall_exit();
 	ramster_remote_exit();
+	ramster_holders_exit();
+	ramster_lender_exit();
 	ramster_transport_exit();
-	ramster_foreign_exit();
 	for (type = 0; type < MAX_SWAPFILES; type++)
 		kfree(ramster_trees[type]);
 	ramster_stats_exit();

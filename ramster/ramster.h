@@ -33,16 +33,6 @@
 #define RAMSTER_NAME "ramster"
 
 /*
- * Symbols that only the KUnit suites (ramster_kunit.ko) use are exported
- * in their own namespace, and only when the kernel has KUnit.
- */
-#if IS_ENABLED(CONFIG_KUNIT)
-#define EXPORT_SYMBOL_IF_RAMSTER_KUNIT(sym) EXPORT_SYMBOL_NS_GPL(sym, RAMSTER_KUNIT)
-#else
-#define EXPORT_SYMBOL_IF_RAMSTER_KUNIT(sym)
-#endif
-
-/*
  * Should a long loop give up?  A kernel thread when it is stopped, a
  * process (an administrator's write to a debugfs knob) when it is killed.
  */

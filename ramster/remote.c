@@ -7,7 +7,8 @@
  * above remote_local_percent of its limit: woken by the store path when
  * it crosses that mark (pressure) and every remote_interval_ms otherwise
  * (background).  The holder is the live peer that advertised the most
- * free room in its keepalives.  Up to remote_window PUTs are in flight.
+ * free room in its keepalives (holders.c).  Up to remote_window PUTs are
+ * in flight.
  * On a positive PUT_REPLY the entry records its holder and its local copy
  * is freed (at once if nobody else uses the entry, else by a later pass);
  * on refusal or error the page simply stays local.  Pages the pool
@@ -49,6 +50,7 @@
 
 #include "ramster.h"
 #include "compress.h"
+#include "holders.h"
 #include "index.h"
 #include "local.h"
 #include "policy.h"
@@ -145,13 +147,14 @@ void ramster_remote_kick(void)
 	}
 }
 
-/* Drop a local copy that has a remote twin; tree locked, no users. */
+/* Free the local copy of an entry with a remote twin, if nobody reads it. */
 static void ramster_drop_local_copy(struct ramster_tree *tree,
-				    struct ramster_entry *entry)
+				    struct ramster_entry *entry, int own_refs)
 {
-	lockdep_assert_held(&tree->lock);
-	ramster_local_free(entry);
-	list_del_init(&entry->lru);
+	unsigned long handle = ramster_entry_drop_local(tree, entry, own_refs);
+
+	if (handle)
+		ramster_local_release(handle);
 }
 
 static bool ramster_keys_match(const struct ramster_wire_key *key,
@@ -194,17 +197,18 @@ static void ramster_put_done(struct ramster_req *req, int err,
 	if (!err)
 		status = le32_to_cpu(st->status);
 
+	if (!err)
+		ramster_holders_note_rtt(req->node, req->sent);
+
 	spin_lock(&tree->lock);
-	entry->flags &= ~RAMSTER_ENTRY_REMOTIFYING;
-	if (!err && status == RAMSTER_ST_OK) {
-		entry->holders[0] = req->node;
-		entry->crc = preq->crc;
-		ramster_transport_held_there(req->node, 1);
+	ramster_entry_end_put(tree, entry);
+	if (!err && status == RAMSTER_ST_OK &&
+	    !ramster_entry_set_holder(tree, entry, req->node, preq->crc)) {
+		ramster_holders_held_there(req->node, 1);
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_PAGES);
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_PUTS);
-		/* The tree's reference and ours: nobody reads the copy. */
-		if (entry->refcount == 2)
-			ramster_drop_local_copy(tree, entry);
+		/* Our reference is the PUT's; nobody else may read the copy. */
+		ramster_drop_local_copy(tree, entry, 1);
 	} else if (!err) {
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_PUTS_REFUSED);
 	} else {
@@ -235,14 +239,11 @@ static struct ramster_entry *ramster_remotify_pick(struct ramster_tree *tree)
 		if (entry->flags & RAMSTER_ENTRY_REMOTIFYING)
 			continue;
 		if (ramster_entry_is_remote(entry)) {
-			if (entry->refcount == 1)
-				ramster_drop_local_copy(tree, entry);
+			ramster_drop_local_copy(tree, entry, 0);
 			continue;
 		}
 		found = entry;
-		found->flags |= RAMSTER_ENTRY_REMOTIFYING;
-		ramster_entry_get(found);
-		list_move_tail(&found->lru, &tree->lru);
+		ramster_entry_begin_put(tree, found);
 		break;
 	}
 	spin_unlock(&tree->lock);
@@ -254,7 +255,7 @@ static void ramster_remotify_unpick(struct ramster_tree *tree,
 				    struct ramster_entry *entry)
 {
 	spin_lock(&tree->lock);
-	entry->flags &= ~RAMSTER_ENTRY_REMOTIFYING;
+	ramster_entry_end_put(tree, entry);
 	ramster_entry_put(tree, entry);
 	spin_unlock(&tree->lock);
 }
@@ -274,7 +275,7 @@ static int ramster_remotify_one(void)
 	u8 node;
 	int ret;
 
-	ret = ramster_transport_pick_holder(&node);
+	ret = ramster_holders_pick(&node);
 	if (ret)
 		return ret;
 	for (i = 0; i < MAX_SWAPFILES && !entry; i++) {
@@ -340,7 +341,7 @@ static int ramster_remotify_fn(void *arg)
 				   kthread_should_stop(),
 				   msecs_to_jiffies(remote_interval_ms));
 		WRITE_ONCE(ramster_remotify_kicked, false);
-		if (!ramster_transport_may_remotify() ||
+		if (!ramster_holders_may_remotify() ||
 		    !ramster_comp_wire_id())
 			continue;
 		while (!kthread_should_stop() && ramster_remote_over_target()) {
@@ -394,6 +395,7 @@ static void ramster_get_done(struct ramster_req *req, int err,
 
 	if (err)
 		goto out;
+	ramster_holders_note_rtt(req->node, req->sent);
 	err = -EIO;
 	if (!ramster_keys_match(&wp->key, greq->tree, entry)) {
 		pr_err_ratelimited("node %u: GET_REPLY names another page\n",
@@ -449,7 +451,7 @@ static int ramster_remote_get(struct ramster_tree *tree,
 	key = (void *)msg->payload;
 	ramster_key_fill(key, tree, entry);
 
-	ret = ramster_send(entry->holders[0], msg, &greq.req);
+	ret = ramster_send(ramster_entry_first_holder(entry), msg, &greq.req);
 	if (ret)
 		goto out_failed;
 	/* The link's own request timeout answers first; this is a backstop. */
@@ -475,7 +477,8 @@ out_failed:
 	ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_FAILED);
 out_log:
 	pr_err_ratelimited("swap type %u offset %lu: page held by node %u cannot be fetched (%d)\n",
-			   tree->type, entry->offset, entry->holders[0], ret);
+			   tree->type, entry->offset,
+			   ramster_entry_first_holder(entry), ret);
 	return ret;
 }
 
@@ -537,10 +540,9 @@ static struct ramster_entry *ramster_next_remote(struct ramster_tree *tree,
 	}
 	for (node = found ? &found->rbnode : NULL; node; node = rb_next(node)) {
 		entry = rb_entry(node, struct ramster_entry, rbnode);
-		if (ramster_entry_is_remote(entry) &&
-		    (holder == RAMSTER_NO_NODE || entry->holders[0] == holder) &&
-		    !(entry->flags & (RAMSTER_ENTRY_LOCAL |
-				      RAMSTER_ENTRY_REMOTIFYING))) {
+		if (ramster_entry_remote_only(entry) &&
+		    (holder == RAMSTER_NO_NODE ||
+		     ramster_entry_first_holder(entry) == holder)) {
 			ramster_entry_get(entry);
 			spin_unlock(&tree->lock);
 			return entry;
@@ -599,11 +601,8 @@ unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
 			    !ramster_remote_get(tree, entry, buf))
 				handle = ramster_local_adopt(buf, entry->length);
 			spin_lock(&tree->lock);
-			if (handle && !RB_EMPTY_NODE(&entry->rbnode) &&
-			    !(entry->flags & RAMSTER_ENTRY_LOCAL)) {
-				entry->handle = handle;
-				entry->flags |= RAMSTER_ENTRY_LOCAL;
-				list_add_tail(&entry->lru, &tree->lru);
+			if (handle &&
+			    ramster_entry_adopt_local(tree, entry, handle)) {
 				ramster_remote_forget(tree, entry);
 				done++;
 			} else if (handle) {
@@ -647,17 +646,16 @@ static DECLARE_WORK(ramster_inval_work, ramster_inval_work_fn);
 void ramster_remote_forget(struct ramster_tree *tree,
 			   struct ramster_entry *entry)
 {
+	u8 holders[RAMSTER_MAX_HOLDERS];
 	struct ramster_inval *iv;
-	int i;
+	int i, n;
 
 	lockdep_assert_held(&tree->lock);
-	for (i = 0; i < RAMSTER_MAX_HOLDERS; i++) {
-		u8 node = entry->holders[i];
+	n = ramster_entry_forget_remote(tree, entry, holders);
+	for (i = 0; i < n; i++) {
+		u8 node = holders[i];
 
-		if (node == RAMSTER_NO_NODE)
-			continue;
-		entry->holders[i] = RAMSTER_NO_NODE;
-		ramster_transport_held_there(node, -1);
+		ramster_holders_held_there(node, -1);
 		if (tree->dropping)
 			continue;
 		spin_lock(&ramster_inval_lock);
@@ -756,7 +754,7 @@ void ramster_remote_invalidate_area(unsigned int type)
 	unsigned int node;
 
 	flush_work(&ramster_inval_work);
-	ramster_transport_live_holders(nodes);
+	ramster_holders_live(nodes);
 	for_each_set_bit(node, nodes, RAMSTER_MAX_NODES) {
 		msg = ramster_msg_alloc(RAMSTER_MSG_INVALIDATE_AREA,
 					sizeof(*area), GFP_KERNEL);
@@ -770,40 +768,58 @@ void ramster_remote_invalidate_area(unsigned int type)
 	}
 }
 
-/* A holder restarted: the pages it held for us are gone. */
-void ramster_remote_holder_restarted(u8 node)
-{
-	pr_err("node %u restarted: the pages of ours it held are lost; loads of them will fail\n",
-	       node);
-}
-
 /*********************************
  * init and exit
  *********************************/
+/* The answers to our PUTs and GETs go to the requests waiting for them. */
+static const struct ramster_handler ramster_remote_handlers[] = {
+	{ RAMSTER_MSG_PUT_REPLY, RAMSTER_WIRE_RULE_PUT_REPLY, NULL },
+	{ RAMSTER_MSG_GET_REPLY, RAMSTER_WIRE_RULE_GET_REPLY, NULL },
+};
+
+static struct ramster_service ramster_remote_service = {
+	.name = "remote",
+	.handlers = ramster_remote_handlers,
+	.nr_handlers = ARRAY_SIZE(ramster_remote_handlers),
+};
+
 int ramster_remote_init(struct ramster_tree **trees,
 			const struct ramster_local_limits *limits,
 			struct dentry *debugfs_root)
 {
+	int ret;
+
 	ramster_remote_trees = trees;
 	ramster_remote_limits = limits;
 	ramster_inval_ring = vmalloc(RAMSTER_INVAL_RING *
 				     sizeof(*ramster_inval_ring));
 	if (!ramster_inval_ring)
 		return -ENOMEM;
+	ret = ramster_transport_register(&ramster_remote_service);
+	if (ret)
+		goto err_free_ring;
 	ramster_remotify_thread = kthread_run(ramster_remotify_fn, NULL,
 					      "ramster-remotify");
 	if (IS_ERR(ramster_remotify_thread)) {
-		vfree(ramster_inval_ring);
-		return PTR_ERR(ramster_remotify_thread);
+		ret = PTR_ERR(ramster_remotify_thread);
+		goto err_unregister;
 	}
 	debugfs_create_file("remote_load_latency_us", 0444, debugfs_root, NULL,
 			    &ramster_lat_fops);
 	return 0;
+
+err_unregister:
+	ramster_transport_unregister(&ramster_remote_service);
+err_free_ring:
+	vfree(ramster_inval_ring);
+	return ret;
 }
 
+/* After the PUTs in flight ended (the thread waits for them). */
 void ramster_remote_exit(void)
 {
 	kthread_stop(ramster_remotify_thread);
 	flush_work(&ramster_inval_work);
+	ramster_transport_unregister(&ramster_remote_service);
 	vfree(ramster_inval_ring);
 }

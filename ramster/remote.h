@@ -24,7 +24,6 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 void ramster_remote_forget(struct ramster_tree *tree,
 			   struct ramster_entry *entry);
 void ramster_remote_invalidate_area(unsigned int type);
-void ramster_remote_holder_restarted(u8 node);
 unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
 					bool to_limit);
 

@@ -2,16 +2,14 @@
 /*
  * shrink.c - bringing pages home through frontswap_shrink()
  *
- * The administrator's knob: writing N to /sys/kernel/debug/ramster/
- * shrink_target asks frontswap to bring pages back into the processes that
- * own them until ramster holds N pages or fewer (a partial swapoff, see
- * frontswap_shrink() in mm/frontswap.c).  The write returns when the pass
- * is done; the result is logged.  The suction thread (suction.c) uses
- * the same path.
+ * frontswap_shrink() (mm/frontswap.c) brings pages back into the
+ * processes that own them until frontswap holds a target or fewer (a
+ * partial swapoff).  Its users here: the administrator's shrink_target
+ * (lifecycle.c), suction (suction.c), recalls (recall.c) and draining.
+ * Each pass is counted and logged.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/frontswap.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
@@ -24,8 +22,14 @@
 /* One shrink at a time: concurrent ones would only fight. */
 static DEFINE_MUTEX(ramster_shrink_lock);
 
-/* Shrink to @target pages; returns pages brought back or an errno. */
-static long ramster_shrink_to(unsigned long target, const char *who)
+/**
+ * ramster_shrink_to - bring pages home until frontswap holds @target
+ * @target: pages
+ * @who: for the log line
+ *
+ * Return: how many came back, or a negative errno.
+ */
+long ramster_shrink_to(unsigned long target, const char *who)
 {
 	unsigned long before, after;
 	unsigned long start = jiffies;
@@ -60,26 +64,4 @@ unsigned long ramster_shrink_by(unsigned long pages, const char *who)
 	long ret = ramster_shrink_to(held > pages ? held - pages : 0, who);
 
 	return ret > 0 ? ret : 0;
-}
-
-static int ramster_shrink_target_set(void *data, u64 val)
-{
-	long ret = ramster_shrink_to(val, "admin");
-
-	return ret < 0 ? ret : 0;
-}
-
-static int ramster_shrink_target_get(void *data, u64 *val)
-{
-	*val = frontswap_curr_pages();
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(ramster_shrink_target_fops, ramster_shrink_target_get,
-			 ramster_shrink_target_set, "%llu\n");
-
-/* Reading shrink_target gives the pages frontswap holds now. */
-void ramster_shrink_init(struct dentry *debugfs_root)
-{
-	debugfs_create_file_unsafe("shrink_target", 0600, debugfs_root, NULL,
-				   &ramster_shrink_target_fops);
 }

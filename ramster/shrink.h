@@ -5,9 +5,7 @@
 #ifndef _RAMSTER_SHRINK_H
 #define _RAMSTER_SHRINK_H
 
-struct dentry;
-
-void ramster_shrink_init(struct dentry *debugfs_root);
+long ramster_shrink_to(unsigned long target, const char *who);
 unsigned long ramster_shrink_by(unsigned long pages, const char *who);
 
 #endif /* _RAMSTER_SHRINK_H */

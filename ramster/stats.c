@@ -7,92 +7,31 @@
  * as name=value pairs in RAMSTER_STATS() order, so that a script can
  * sample all of them at once and keep working when columns are appended.
  */
+#include <kunit/visibility.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/stringify.h>
 
 #include "ramster.h"
 #include "stats.h"
 
 atomic64_t ramster_stat_values[RAMSTER_NR_STATS];
 
+/* In enum order: both are made from the rows of stats_list.h. */
 const char * const ramster_stat_names[RAMSTER_NR_STATS] = {
-	[RAMSTER_STAT_STORED_PAGES] = "stored_pages",
-	[RAMSTER_STAT_POOL_TOTAL_SIZE] = "pool_total_size",
-	[RAMSTER_STAT_SAME_FILLED_PAGES] = "same_filled_pages",
-	[RAMSTER_STAT_LOADS] = "loads",
-	[RAMSTER_STAT_STORES] = "stores",
-	[RAMSTER_STAT_INVALIDATES] = "invalidates",
-	[RAMSTER_STAT_INVALIDATE_AREAS] = "invalidate_areas",
-	[RAMSTER_STAT_DUPLICATE_ENTRY] = "duplicate_entry",
-	[RAMSTER_STAT_REJECT_POOL_LIMIT] = "reject_pool_limit",
-	[RAMSTER_STAT_REJECT_COMPRESS_POOR] = "reject_compress_poor",
-	[RAMSTER_STAT_REJECT_COMPRESS_FAIL] = "reject_compress_fail",
-	[RAMSTER_STAT_REJECT_ALLOC_FAIL] = "reject_alloc_fail",
-	[RAMSTER_STAT_REJECT_KMEMCACHE_FAIL] = "reject_kmemcache_fail",
-	[RAMSTER_STAT_REJECT_NO_AREA] = "reject_no_area",
-	[RAMSTER_STAT_REJECT_UNLOADING] = "reject_unloading",
-	[RAMSTER_STAT_LOAD_NOT_FOUND] = "load_not_found",
-	[RAMSTER_STAT_LOAD_DECOMPRESS_FAIL] = "load_decompress_fail",
-	[RAMSTER_STAT_SHRINK_RUNS] = "shrink_runs",
-	[RAMSTER_STAT_SHRINK_PAGES] = "shrink_pages",
-	[RAMSTER_STAT_REMOTE_PAGES] = "remote_pages",
-	[RAMSTER_STAT_FOREIGN_PAGES] = "foreign_pages",
-	[RAMSTER_STAT_FOREIGN_POOL_SIZE] = "foreign_pool_size",
-	[RAMSTER_STAT_REMOTE_PUTS] = "remote_puts",
-	[RAMSTER_STAT_REMOTE_PUTS_REFUSED] = "remote_puts_refused",
-	[RAMSTER_STAT_REMOTE_PUTS_FAILED] = "remote_puts_failed",
-	[RAMSTER_STAT_REMOTE_LOADS] = "remote_loads",
-	[RAMSTER_STAT_REMOTE_LOADS_FAILED] = "remote_loads_failed",
-	[RAMSTER_STAT_REMOTE_LOADS_TIMEOUT] = "remote_loads_timeout",
-	[RAMSTER_STAT_REMOTE_LOADS_BAD] = "remote_loads_bad",
-	[RAMSTER_STAT_REMOTE_INVALIDATES] = "remote_invalidates",
-	[RAMSTER_STAT_REMOTE_INVALIDATES_LOST] = "remote_invalidates_lost",
-	[RAMSTER_STAT_REMOTE_INVALIDATE_AREAS] = "remote_invalidate_areas",
-	[RAMSTER_STAT_FOREIGN_PUTS] = "foreign_puts",
-	[RAMSTER_STAT_FOREIGN_PUTS_FULL] = "foreign_puts_full",
-	[RAMSTER_STAT_FOREIGN_PUTS_REFUSED] = "foreign_puts_refused",
-	[RAMSTER_STAT_FOREIGN_PUTS_NO_MEMORY] = "foreign_puts_no_memory",
-	[RAMSTER_STAT_FOREIGN_PUTS_STALE] = "foreign_puts_stale",
-	[RAMSTER_STAT_FOREIGN_GETS] = "foreign_gets",
-	[RAMSTER_STAT_FOREIGN_GETS_NOT_FOUND] = "foreign_gets_not_found",
-	[RAMSTER_STAT_FOREIGN_INVALIDATES] = "foreign_invalidates",
-	[RAMSTER_STAT_FOREIGN_DROPPED] = "foreign_dropped",
-	[RAMSTER_STAT_BYTES_SENT] = "bytes_sent",
-	[RAMSTER_STAT_BYTES_RECEIVED] = "bytes_received",
-	[RAMSTER_STAT_FRAMES_SENT] = "frames_sent",
-	[RAMSTER_STAT_FRAMES_RECEIVED] = "frames_received",
-	[RAMSTER_STAT_LINK_UPS] = "link_ups",
-	[RAMSTER_STAT_LINK_DOWNS] = "link_downs",
-	[RAMSTER_STAT_HANDSHAKE_REJECTS] = "handshake_rejects",
-	[RAMSTER_STAT_PROTOCOL_ERRORS] = "protocol_errors",
-	[RAMSTER_STAT_LATE_REPLIES] = "late_replies",
-	[RAMSTER_STAT_RX_BAD_MAGIC] = "rx_bad_magic",
-	[RAMSTER_STAT_RX_BAD_VERSION] = "rx_bad_version",
-	[RAMSTER_STAT_RX_UNKNOWN_TYPE] = "rx_unknown_type",
-	[RAMSTER_STAT_RX_BAD_FLAGS] = "rx_bad_flags",
-	[RAMSTER_STAT_RX_BAD_RESERVED] = "rx_bad_reserved",
-	[RAMSTER_STAT_RX_BAD_LENGTH] = "rx_bad_length",
-	[RAMSTER_STAT_RX_BAD_NODE] = "rx_bad_node",
-	[RAMSTER_STAT_RX_BEFORE_HANDSHAKE] = "rx_before_handshake",
-	[RAMSTER_STAT_RX_BAD_CRC] = "rx_bad_crc",
-	[RAMSTER_STAT_RX_BAD_PAYLOAD] = "rx_bad_payload",
-	[RAMSTER_STAT_LOCAL_PAGES] = "local_pages",
-	[RAMSTER_STAT_LINK_TIMEOUTS] = "link_timeouts",
-	[RAMSTER_STAT_REQUEST_TIMEOUTS] = "request_timeouts",
-	[RAMSTER_STAT_SUCTION_RUNS] = "suction_runs",
-	[RAMSTER_STAT_SUCTION_PAGES] = "suction_pages",
-	[RAMSTER_STAT_SUCTION_REMOTE_PAGES] = "suction_remote_pages",
-	[RAMSTER_STAT_RECALLS_SENT] = "recalls_sent",
-	[RAMSTER_STAT_RECALLS_RECEIVED] = "recalls_received",
-	[RAMSTER_STAT_RECALL_PAGES] = "recall_pages",
-	[RAMSTER_STAT_RECALL_UNMET] = "recall_unmet",
-	[RAMSTER_STAT_REJECT_DRAINING] = "reject_draining",
+#define RAMSTER_STAT(id, name) __stringify(name),
+#include "stats_list.h"
+#undef RAMSTER_STAT
 };
-EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_stat_names);
+EXPORT_SYMBOL_IF_KUNIT(ramster_stat_names);
 
 static struct dentry *ramster_debugfs_root;
+static struct dentry *ramster_debugfs_peers;
+static struct dentry *ramster_debugfs_peer[U8_MAX + 1];
+static DEFINE_MUTEX(ramster_debugfs_lock);	/* creates the peer dirs */
 /* Brings the gauges that are computed, not counted, up to date. */
 static void (*ramster_stats_refresh)(void);
 
@@ -122,7 +61,7 @@ int ramster_stats_summary(char *buf, size_t size, const u64 *values)
 		return -ENOSPC;
 	return len + n;
 }
-EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_stats_summary);
+EXPORT_SYMBOL_IF_KUNIT(ramster_stats_summary);
 
 static int ramster_stat_get(void *data, u64 *val)
 {
@@ -184,6 +123,8 @@ void ramster_stats_exit(void)
 {
 	debugfs_remove_recursive(ramster_debugfs_root);
 	ramster_debugfs_root = NULL;
+	ramster_debugfs_peers = NULL;
+	memset(ramster_debugfs_peer, 0, sizeof(ramster_debugfs_peer));
 	ramster_stats_refresh = NULL;
 }
 
@@ -191,4 +132,29 @@ void ramster_stats_exit(void)
 struct dentry *ramster_stats_debugfs_root(void)
 {
 	return ramster_debugfs_root;
+}
+
+/**
+ * ramster_stats_peer_dir - peers/<node>/, where each layer puts its files
+ * about another node
+ * @node: the node
+ *
+ * Return: the directory, made on first use (an error pointer without
+ * debugfs, which debugfs_create_*() accept).
+ */
+struct dentry *ramster_stats_peer_dir(u8 node)
+{
+	char name[8];
+
+	mutex_lock(&ramster_debugfs_lock);
+	if (!ramster_debugfs_peers)
+		ramster_debugfs_peers = debugfs_create_dir("peers",
+							   ramster_debugfs_root);
+	if (!ramster_debugfs_peer[node]) {
+		snprintf(name, sizeof(name), "%u", node);
+		ramster_debugfs_peer[node] =
+			debugfs_create_dir(name, ramster_debugfs_peers);
+	}
+	mutex_unlock(&ramster_debugfs_lock);
+	return ramster_debugfs_peer[node];
 }

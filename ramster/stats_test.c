@@ -8,7 +8,7 @@
 
 #include "stats.h"
 
-MODULE_IMPORT_NS(RAMSTER_KUNIT);
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 /*
  * The summary's first columns as released.  Scripts parse the summary, so

@@ -40,34 +40,42 @@
  * from ramster_send() until its reply arrives, or the link goes down, and
  * its ->done() is called exactly once, by whoever takes it off the list.
  *
- * Locking: peer->lock (spinlock) protects the state, the sockets handed
- * over, the send queue, the pending list and the advertised capacity.
- * peer->tx_mutex serialises senders and protects peer->tx_sock; it is
- * taken before peer->lock, never inside it.  ramster_peers[] is filled at
+ * Services: the transport never names its users.  A service registers
+ * a table of handler rows (transport.h); the row of a type gives both the
+ * rule its payload is checked against and the function that acts on it,
+ * so a type's size and its handler cannot drift apart.  A frame of a type
+ * nobody registered is refused as unknown.  Replies (rows without a
+ * function) go to the request waiting for them.  Link events (attach, up,
+ * down, restarted, tick) go to every service that asked for them; the
+ * KEEPALIVE sent every tick carries what the services' ticks fill in.
+ * The transport's own rows are HELLO, HELLO_REPLY and GOODBYE.
+ *
+ * Locking, in order: ramster_services_rwsem (read: a handler or an event
+ * is running; write: a service (un)registers, so unregistering waits for
+ * its handlers to finish) -> peer->tx_mutex (serialises senders, protects
+ * peer->tx_sock) -> peer->lock (spinlock: the state, the sockets handed
+ * over, the send queue, the pending list).  ramster_peers[] is filled at
  * start and only emptied at module exit, after every thread stopped.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/crc32c.h>
-#include <linux/debugfs.h>
 #include <linux/in.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/net.h>
 #include <linux/random.h>
+#include <linux/rwsem.h>
 #include <linux/sched/mm.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
 #include "ramster.h"
-#include "foreign.h"
-#include "recall.h"
-#include "remote.h"
 #include "stats.h"
 #include "transport.h"
+#include "transport_internal.h"
 
 /*********************************
  * module parameters
@@ -113,14 +121,6 @@ MODULE_PARM_DESC(reconnect_max_ms, "longest reconnect backoff (default 5000)");
 /*********************************
  * peers
  *********************************/
-enum ramster_link_state {
-	RAMSTER_LINK_DOWN,
-	RAMSTER_LINK_CONNECTING,
-	RAMSTER_LINK_HANDSHAKE,
-	RAMSTER_LINK_LIVE,
-	RAMSTER_NR_LINK_STATES
-};
-
 static const char * const ramster_link_state_names[RAMSTER_NR_LINK_STATES] = {
 	[RAMSTER_LINK_DOWN] = "down",
 	[RAMSTER_LINK_CONNECTING] = "connecting",
@@ -128,91 +128,168 @@ static const char * const ramster_link_state_names[RAMSTER_NR_LINK_STATES] = {
 	[RAMSTER_LINK_LIVE] = "live",
 };
 
-/**
- * struct ramster_peer - another node and our link to it
- * @info: its configuration
- * @we_connect: our number is higher: we connect, it accepts
- * @we_send: we may put pages there
- * @we_hold: we may hold its pages
- * @thread: runs the link (see the file comment)
- * @wait: the thread waits here for a handed-over socket or a stop
- * @lock: protects the fields below it, up to @tx_mutex
- * @state: enum ramster_link_state
- * @accepted: a connection the listener accepted and answered
- * @accepted_version: its negotiated protocol version
- * @accepted_instance: its sender's instance
- * @version: protocol version of the live link
- * @instance: the peer's instance as of the last handshake
- * @instance_known: @instance is valid
- * @txq: frames waiting for the tx work
- * @pending: requests waiting for their replies, oldest first
- * @next_req_id: id of the next request
- * @free_pages: pages it last said it would take from us, minus the PUTs
- *	sent since
- * @held_for_us: pages it last said it holds for us
- * @last_rx: jiffies of the last byte received
- * @last_keepalive: jiffies of the last keepalive queued
- * @tx_mutex: serialises the tx work; protects @tx_sock
- * @tx_sock: the live socket, for the tx work
- * @tx_work: sends @txq
- * @held_there: our pages it holds, by our index
- * @rtt_us: smoothed round-trip time of requests, in microseconds
- * @link_ups: times the link came up
- * @link_downs: times it went down
- * @rxbuf: one received frame
- */
-struct ramster_peer {
-	struct ramster_node_info info;
-	bool we_connect;
-	bool we_send;
-	bool we_hold;
-	struct task_struct *thread;
-	wait_queue_head_t wait;
+const char *ramster_link_state_name(enum ramster_link_state state)
+{
+	return state < RAMSTER_NR_LINK_STATES ?
+	       ramster_link_state_names[state] : "?";
+}
 
-	spinlock_t lock;		/* see above */
-	enum ramster_link_state state;
-	struct socket *accepted;
-	u8 accepted_version;
-	u32 accepted_instance;
-	u8 version;
-	u32 instance;
-	bool instance_known;
-	struct list_head txq;
-	struct list_head pending;
-	u64 next_req_id;
-	s64 free_pages;
-	u64 held_for_us;
-	unsigned long last_rx;
-	unsigned long last_keepalive;
-
-	struct mutex tx_mutex;		/* see above */
-	struct socket *tx_sock;
-	struct work_struct tx_work;
-
-	atomic64_t held_there;
-	u64 rtt_us;
-	u64 link_ups;
-	u64 link_downs;
-	u8 *rxbuf;
-};
-
-static struct ramster_peer *ramster_peers[RAMSTER_MAX_NODES];
+struct ramster_peer *ramster_peers[RAMSTER_MAX_NODES];
 static struct ramster_node_info ramster_local_info;
 static bool ramster_started;
-static u32 ramster_instance;
 static struct socket *ramster_listen_sock;
 static struct task_struct *ramster_listen_thread;
 static struct workqueue_struct *ramster_tx_wq;
-static struct dentry *ramster_debugfs_peers;
 
-static bool ramster_role_sends(enum ramster_role role)
+/**
+ * struct ramster_route - who handles a message type
+ * @row: the registered row, NULL if nobody handles the type
+ * @svc: the service whose table it is
+ */
+struct ramster_route {
+	const struct ramster_handler *row;
+	struct ramster_service *svc;
+};
+
+static DECLARE_RWSEM(ramster_services_rwsem);	/* see the file comment */
+static LIST_HEAD(ramster_services);
+static struct ramster_route ramster_routes[RAMSTER_MSG_NR_TYPES];
+static struct ramster_wire_hello_id ramster_me;
+
+static void ramster_peer_set_state(struct ramster_peer *peer,
+				   enum ramster_link_state state);
+
+/*********************************
+ * services
+ *********************************/
+static bool ramster_row_ok(const struct ramster_handler *row)
 {
-	return role == RAMSTER_ROLE_PEER || role == RAMSTER_ROLE_CLIENT;
+	return row->type && row->type < RAMSTER_MSG_NR_TYPES &&
+	       row->rule.min_len <= row->rule.max_len &&
+	       row->rule.max_len <= RAMSTER_RX_BUF_SIZE - RAMSTER_WIRE_HDR_SIZE;
 }
 
-static bool ramster_role_holds(enum ramster_role role)
+/**
+ * ramster_transport_register - a service takes its message types
+ * @svc: the service; it and its table stay valid until it unregisters
+ *
+ * Services register before the transport starts: the links they attach
+ * to are announced at start.
+ *
+ * Return: 0; -EINVAL for a malformed row; -EEXIST if another service
+ * handles one of its types; -EBUSY once the transport runs.
+ */
+int ramster_transport_register(struct ramster_service *svc)
 {
-	return role == RAMSTER_ROLE_PEER || role == RAMSTER_ROLE_SERVER;
+	unsigned int i, j;
+	int ret = 0;
+
+	down_write(&ramster_services_rwsem);
+	if (READ_ONCE(ramster_started)) {
+		ret = -EBUSY;
+		goto out;
+	}
+	for (i = 0; i < svc->nr_handlers && !ret; i++) {
+		const struct ramster_handler *row = &svc->handlers[i];
+
+		if (!ramster_row_ok(row))
+			ret = -EINVAL;
+		else if (ramster_routes[row->type].row)
+			ret = -EEXIST;
+		else
+			ramster_routes[row->type] = (struct ramster_route){ row, svc };
+	}
+	if (ret) {
+		pr_err("service %s: row %u (type %u): %s\n", svc->name, i - 1,
+		       svc->handlers[i - 1].type,
+		       ret == -EEXIST ? "type handled by another service" :
+		       "malformed");
+		for (j = 0; j < i; j++)
+			if (ramster_routes[svc->handlers[j].type].svc == svc)
+				ramster_routes[svc->handlers[j].type] =
+					(struct ramster_route){ };
+		goto out;
+	}
+	list_add_tail(&svc->list, &ramster_services);
+out:
+	up_write(&ramster_services_rwsem);
+	return ret;
+}
+
+/**
+ * ramster_transport_unregister - a service gives its types back
+ * @svc: a registered service
+ *
+ * Waits for its handlers and events that are running: when it returns,
+ * none runs and none will.  Frames of its types are refused from then on.
+ * Requests the service sent are its own to cancel or wait for.
+ */
+void ramster_transport_unregister(struct ramster_service *svc)
+{
+	unsigned int i;
+
+	down_write(&ramster_services_rwsem);
+	for (i = 0; i < svc->nr_handlers; i++)
+		if (ramster_routes[svc->handlers[i].type].svc == svc)
+			ramster_routes[svc->handlers[i].type] =
+				(struct ramster_route){ };
+	list_del_init(&svc->list);
+	up_write(&ramster_services_rwsem);
+}
+
+/* The rule of @type's registered row, copied; false if nobody has one. */
+static bool ramster_rule_of(u8 type, struct ramster_wire_rule *rule)
+{
+	bool known = false;
+
+	if (type >= RAMSTER_MSG_NR_TYPES)
+		return false;
+	down_read(&ramster_services_rwsem);
+	if (ramster_routes[type].row) {
+		*rule = ramster_routes[type].row->rule;
+		known = true;
+	}
+	up_read(&ramster_services_rwsem);
+	return known;
+}
+
+enum ramster_link_event {
+	RAMSTER_EV_UP,
+	RAMSTER_EV_DOWN,
+	RAMSTER_EV_RESTARTED,
+};
+
+/* Tell every service that listens what happened to @node's link. */
+static void ramster_notify(u8 node, enum ramster_link_event ev)
+{
+	const struct ramster_link_events *e;
+	struct ramster_service *svc;
+
+	down_read(&ramster_services_rwsem);
+	list_for_each_entry(svc, &ramster_services, list) {
+		e = svc->events;
+		if (!e)
+			continue;
+		if (ev == RAMSTER_EV_UP && e->up)
+			e->up(svc->ctx, node);
+		else if (ev == RAMSTER_EV_DOWN && e->down)
+			e->down(svc->ctx, node);
+		else if (ev == RAMSTER_EV_RESTARTED && e->restarted)
+			e->restarted(svc->ctx, node);
+	}
+	up_read(&ramster_services_rwsem);
+}
+
+static void ramster_notify_attach(const struct ramster_node_info *local,
+				  const struct ramster_node_info *peer)
+{
+	struct ramster_service *svc;
+
+	down_read(&ramster_services_rwsem);
+	list_for_each_entry(svc, &ramster_services, list)
+		if (svc->events && svc->events->attach)
+			svc->events->attach(svc->ctx, local, peer);
+	up_read(&ramster_services_rwsem);
 }
 
 static void ramster_peer_set_state(struct ramster_peer *peer,
@@ -272,7 +349,8 @@ static void ramster_msg_seal(struct ramster_msg *msg, u8 version)
  */
 int ramster_send(u8 node, struct ramster_msg *msg, struct ramster_req *req)
 {
-	struct ramster_peer *peer = ramster_peers[node];
+	struct ramster_peer *peer = node < RAMSTER_MAX_NODES ?
+				    ramster_peers[node] : NULL;
 
 	if (!peer) {
 		ramster_msg_free(msg);
@@ -298,6 +376,21 @@ int ramster_send(u8 node, struct ramster_msg *msg, struct ramster_req *req)
 	spin_unlock(&peer->lock);
 	queue_work(ramster_tx_wq, &peer->tx_work);
 	return 0;
+}
+
+/**
+ * ramster_send_reply - answer a request
+ * @node: the node that sent it
+ * @request: the request's header
+ * @msg: the reply; always consumed
+ *
+ * Return: as ramster_send().
+ */
+int ramster_send_reply(u8 node, const struct ramster_wire_hdr *request,
+		       struct ramster_msg *msg)
+{
+	msg->hdr.req_id = request->req_id;
+	return ramster_send(node, msg, NULL);
 }
 
 /* Send a whole buffer; the socket's sk_sndtimeo bounds every wait. */
@@ -372,10 +465,14 @@ static void ramster_peer_tx_work(struct work_struct *work)
 	memalloc_noreclaim_restore(noreclaim);
 }
 
-/* Queue a keepalive: what we would still take from it, what we hold. */
-static void ramster_peer_send_keepalive(struct ramster_peer *peer)
+/*
+ * Every keepalive interval: the services say what the KEEPALIVE carries
+ * and send what else the interval calls for (a lender's RECALL).
+ */
+static void ramster_peer_tick(struct ramster_peer *peer)
 {
 	struct ramster_wire_keepalive *ka;
+	struct ramster_service *svc;
 	struct ramster_msg *msg;
 
 	msg = ramster_msg_alloc(RAMSTER_MSG_KEEPALIVE, sizeof(*ka),
@@ -383,39 +480,13 @@ static void ramster_peer_send_keepalive(struct ramster_peer *peer)
 	if (!msg)
 		return;
 	ka = (void *)msg->payload;
-	ka->free_pages = cpu_to_le64(peer->we_hold ?
-				     ramster_foreign_free_pages() : 0);
-	ka->held_pages = cpu_to_le64(ramster_foreign_held_for(peer->info.num));
+	memset(ka, 0, sizeof(*ka));
+	down_read(&ramster_services_rwsem);
+	list_for_each_entry(svc, &ramster_services, list)
+		if (svc->events && svc->events->tick)
+			svc->events->tick(svc->ctx, peer->info.num, ka);
+	up_read(&ramster_services_rwsem);
 	ramster_send(peer->info.num, msg, NULL);
-}
-
-/*
- * With a keepalive: if we hold more of its pages than we want to (past
- * the high mark, or leaving), ask it to keep at most so many here.  The
- * request is a target, so repeating it every tick until it is met is
- * harmless.
- */
-static void ramster_peer_send_recall(struct ramster_peer *peer)
-{
-	u64 keep = ramster_foreign_recall_keep(peer->info.num);
-	u64 held = ramster_foreign_held_for(peer->info.num);
-	struct ramster_wire_area *area;
-	struct ramster_msg *msg;
-
-	if (!peer->we_hold || keep == U64_MAX || held <= keep)
-		return;
-	msg = ramster_msg_alloc(RAMSTER_MSG_RECALL, sizeof(*area),
-				GFP_KERNEL | __GFP_NOWARN);
-	if (!msg)
-		return;
-	area = (void *)msg->payload;
-	memset(area, 0, sizeof(*area));
-	area->pages = cpu_to_le64(keep);
-	if (!ramster_send(peer->info.num, msg, NULL)) {
-		ramster_stat_inc(RAMSTER_STAT_RECALLS_SENT);
-		pr_info_ratelimited("node %u: asking it to take back %llu of its %llu pages here\n",
-				    peer->info.num, held - keep, held);
-	}
 }
 
 /*********************************
@@ -461,10 +532,8 @@ static int ramster_peer_check(struct ramster_peer *peer)
 		ramster_stat_inc(RAMSTER_STAT_REQUEST_TIMEOUTS);
 		return -ETIMEDOUT;
 	}
-	if (keepalive) {
-		ramster_peer_send_keepalive(peer);
-		ramster_peer_send_recall(peer);
-	}
+	if (keepalive)
+		ramster_peer_tick(peer);
 	return 0;
 }
 
@@ -527,19 +596,22 @@ static int ramster_recv_frame(struct socket *sock, struct ramster_peer *peer,
 			      u8 *buf, const char *who)
 {
 	struct ramster_wire_hdr *hdr = (void *)buf;
+	struct ramster_wire_rule rule;
 	enum ramster_wire_error err;
 	int ret;
 
 	ret = ramster_sock_recv(sock, peer, hdr, sizeof(*hdr));
 	if (ret)
 		return ret;
-	err = ramster_wire_check_hdr(hdr, expect);
+	err = ramster_wire_check_hdr(hdr, expect,
+				     ramster_rule_of(hdr->type, &rule) ?
+				     &rule : NULL);
 	if (!err) {
 		ret = ramster_sock_recv(sock, peer, hdr + 1,
 					le32_to_cpu(hdr->plen));
 		if (ret)
 			return ret;
-		err = ramster_wire_check_payload(hdr, hdr + 1);
+		err = ramster_wire_check_payload(hdr, hdr + 1, &rule);
 	}
 	if (err) {
 		ramster_count_wire_error(err);
@@ -608,98 +680,33 @@ static int ramster_peer_reply(struct ramster_peer *peer,
 			peer->info.num, hdr->type, req->reply_type);
 		return -EPROTO;
 	}
-	ramster_transport_note_rtt(peer->info.num, req->sent);
 	req->done(req, 0, hdr, payload);
 	return 0;
 }
 
-static int ramster_peer_answer_put(struct ramster_peer *peer,
-				   const struct ramster_wire_hdr *hdr,
-				   const struct ramster_wire_page *page)
-{
-	struct ramster_wire_status *st;
-	struct ramster_msg *msg;
-	u32 status;
-
-	if (peer->we_hold) {
-		status = ramster_foreign_put(peer->info.num, page);
-	} else {
-		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_REFUSED);
-		status = RAMSTER_ST_REFUSED;
-	}
-	msg = ramster_msg_alloc(RAMSTER_MSG_PUT_REPLY, sizeof(*st),
-				GFP_KERNEL | __GFP_NOWARN);
-	if (!msg)
-		return -ENOMEM;
-	st = (void *)msg->payload;
-	st->key = page->key;
-	st->status = cpu_to_le32(status);
-	st->rsvd = 0;
-	msg->hdr.req_id = hdr->req_id;
-	return ramster_send(peer->info.num, msg, NULL);
-}
-
-static int ramster_peer_answer_get(struct ramster_peer *peer,
-				   const struct ramster_wire_hdr *hdr,
-				   const struct ramster_wire_key *key)
-{
-	struct ramster_msg *msg;
-
-	msg = ramster_foreign_get(peer->info.num, key);
-	if (!msg)
-		return -ENOMEM;
-	msg->hdr.req_id = hdr->req_id;
-	return ramster_send(peer->info.num, msg, NULL);
-}
-
-/* Act on one validated frame of a live link. */
+/*
+ * Act on one validated frame of a live link: the row of its type says
+ * who.  Holding the services' lock for reading keeps the row's service
+ * registered until its handler returns.
+ */
 static int ramster_peer_dispatch(struct ramster_peer *peer,
 				 const struct ramster_wire_hdr *hdr,
 				 const void *payload)
 {
-	const struct ramster_wire_keepalive *ka = payload;
-	const struct ramster_wire_invalidate *inv = payload;
-	const struct ramster_wire_area *area = payload;
+	const struct ramster_route *route;
+	int ret;
 
-	switch (hdr->type) {
-	case RAMSTER_MSG_KEEPALIVE:
-		spin_lock(&peer->lock);
-		peer->free_pages = min_t(u64, le64_to_cpu(ka->free_pages),
-					 S64_MAX);
-		peer->held_for_us = le64_to_cpu(ka->held_pages);
-		spin_unlock(&peer->lock);
-		return 0;
-	case RAMSTER_MSG_PUT:
-		return ramster_peer_answer_put(peer, hdr, payload);
-	case RAMSTER_MSG_GET:
-		return ramster_peer_answer_get(peer, hdr, payload);
-	case RAMSTER_MSG_PUT_REPLY:
-	case RAMSTER_MSG_GET_REPLY:
-		return ramster_peer_reply(peer, hdr, payload);
-	case RAMSTER_MSG_INVALIDATE:
-		ramster_foreign_invalidate(peer->info.num, (const void *)(inv + 1),
-					   le32_to_cpu(inv->count));
-		return 0;
-	case RAMSTER_MSG_INVALIDATE_AREA:
-		ramster_foreign_invalidate_area(peer->info.num,
-						le16_to_cpu(area->swap_type));
-		return 0;
-	case RAMSTER_MSG_GOODBYE:
-		pr_info("node %u: said goodbye\n", peer->info.num);
-		return -ECONNRESET;
-	case RAMSTER_MSG_RECALL:
-		ramster_stat_inc(RAMSTER_STAT_RECALLS_RECEIVED);
-		/* Only a node that may hold our pages has any to give back. */
-		if (peer->we_send)
-			ramster_recall_request(peer->info.num,
-					       le64_to_cpu(area->pages));
-		return 0;
-	default:	/* HELLO, HELLO_REPLY: only at the start */
-		ramster_stat_inc(RAMSTER_STAT_PROTOCOL_ERRORS);
-		pr_warn("node %u: unexpected frame of type %u on a live link: closing it\n",
-			peer->info.num, hdr->type);
-		return -EPROTO;
-	}
+	down_read(&ramster_services_rwsem);
+	route = &ramster_routes[hdr->type];
+	if (!route->row)	/* its service went between check and now */
+		ret = -EPROTO;
+	else if (!route->row->fn)
+		ret = ramster_peer_reply(peer, hdr, payload);
+	else
+		ret = route->row->fn(route->svc->ctx, peer->info.num, hdr,
+				     payload);
+	up_read(&ramster_services_rwsem);
+	return ret;
 }
 
 /*********************************
@@ -707,47 +714,24 @@ static int ramster_peer_dispatch(struct ramster_peer *peer,
  *********************************/
 static void ramster_hello_fill(struct ramster_msg *msg, u8 peer_node)
 {
-	struct ramster_wire_hello *hello = (void *)msg->payload;
-
-	memset(hello, 0, sizeof(*hello));
-	hello->min_version = RAMSTER_WIRE_VERSION;
-	hello->max_version = RAMSTER_WIRE_VERSION;
-	hello->node = cpu_to_le16(ramster_local_info.num);
-	hello->peer_node = cpu_to_le16(peer_node);
-	strscpy(hello->cluster, cluster_name, sizeof(hello->cluster));
-	hello->instance = cpu_to_le32(ramster_instance);
+	ramster_wire_hello_fill((void *)msg->payload, &ramster_me, peer_node);
 	ramster_msg_seal(msg, RAMSTER_WIRE_VERSION);
 }
 
 /*
- * Check a validated HELLO or HELLO_REPLY against what we know: returns
- * the negotiated version, or 0 with *why set.
+ * Check a validated HELLO or HELLO_REPLY (wire.c), and that it comes from
+ * a node we have a link with: returns the negotiated version, or 0 with
+ * *why set.
  */
 static u8 ramster_hello_check(const struct ramster_wire_hdr *hdr,
 			      const struct ramster_wire_hello *hello,
 			      const char **why)
 {
-	u8 version = min_t(u8, hello->max_version, RAMSTER_WIRE_VERSION);
+	u8 version = ramster_wire_hello_check(hdr, hello, &ramster_me, why);
 	u16 node = le16_to_cpu(hello->node);
 
-	if (version < max_t(u8, hello->min_version, RAMSTER_WIRE_VERSION)) {
-		*why = "no common protocol version";
-		return 0;
-	}
-	if (strncmp(hello->cluster, cluster_name, sizeof(hello->cluster))) {
-		*why = "another cluster";
-		return 0;
-	}
-	if (node != le16_to_cpu(hdr->src_node)) {
-		*why = "header and hello name different nodes";
-		return 0;
-	}
-	if (node >= RAMSTER_MAX_NODES || !ramster_peers[node]) {
+	if (version && (node >= RAMSTER_MAX_NODES || !ramster_peers[node])) {
 		*why = "not a node we have a link with";
-		return 0;
-	}
-	if (le16_to_cpu(hello->peer_node) != ramster_local_info.num) {
-		*why = "it believes it talks to another node";
 		return 0;
 	}
 	return version;
@@ -863,7 +847,7 @@ static void ramster_peer_flush(struct ramster_peer *peer)
 	}
 }
 
-/* A new handshake with the peer: drop what an earlier instance left. */
+/* A new handshake with the peer: is it a new instance of the node? */
 static void ramster_peer_note_instance(struct ramster_peer *peer,
 				       u32 instance)
 {
@@ -876,10 +860,8 @@ static void ramster_peer_note_instance(struct ramster_peer *peer,
 	spin_unlock(&peer->lock);
 	if (!restarted)
 		return;
-	pr_info("node %u restarted: dropping the pages held for its previous instance\n",
-		peer->info.num);
-	ramster_foreign_drop_node(peer->info.num);
-	ramster_remote_holder_restarted(peer->info.num);
+	pr_info("node %u restarted (a new instance)\n", peer->info.num);
+	ramster_notify(peer->info.num, RAMSTER_EV_RESTARTED);
 }
 
 /* Run a live link until it fails, then take it down. */
@@ -913,13 +895,13 @@ static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock)
 	peer->state = RAMSTER_LINK_LIVE;
 	peer->last_rx = jiffies;
 	peer->last_keepalive = jiffies;
-	peer->free_pages = 0;
 	peer->link_ups++;
 	spin_unlock(&peer->lock);
 	ramster_stat_inc(RAMSTER_STAT_LINK_UPS);
 	pr_info("node %u: link up (protocol %u)\n", peer->info.num,
 		expect.version);
-	ramster_peer_send_keepalive(peer);
+	ramster_notify(peer->info.num, RAMSTER_EV_UP);
+	ramster_peer_tick(peer);
 
 	do {
 		ret = ramster_recv_frame(sock, peer, &expect, peer->rxbuf, who);
@@ -941,6 +923,7 @@ static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock)
 	spin_unlock(&peer->lock);
 	ramster_stat_inc(RAMSTER_STAT_LINK_DOWNS);
 	pr_info("node %u: link down (%d)\n", peer->info.num, ret);
+	ramster_notify(peer->info.num, RAMSTER_EV_DOWN);
 }
 
 /* Take the connection the listener handed over, if any. */
@@ -1138,7 +1121,7 @@ err_release_sock:
 }
 
 /*********************************
- * what the rest of the module asks
+ * what the services ask
  *********************************/
 bool ramster_transport_running(void)
 {
@@ -1148,175 +1131,6 @@ bool ramster_transport_running(void)
 unsigned int ramster_transport_request_timeout_ms(void)
 {
 	return READ_ONCE(request_timeout_ms);
-}
-
-/* May this node put its pages on others at all? */
-bool ramster_transport_may_remotify(void)
-{
-	return ramster_transport_running() && !ramster_recall_leaving() &&
-	       ramster_role_sends(ramster_local_info.role);
-}
-
-/**
- * ramster_transport_pick_holder - choose where the next page goes
- * @node: the chosen node
- *
- * The live peer that last advertised the most free room, less what we
- * sent it since; one page of that room is reserved.
- *
- * Return: 0, or -ENOSPC if no live peer has room.
- */
-int ramster_transport_pick_holder(u8 *node)
-{
-	struct ramster_peer *best = NULL;
-	s64 best_free = 0;
-	int i;
-
-	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
-		struct ramster_peer *peer = ramster_peers[i];
-
-		if (!peer || !peer->we_send ||
-		    READ_ONCE(peer->state) != RAMSTER_LINK_LIVE)
-			continue;
-		if (READ_ONCE(peer->free_pages) > best_free) {
-			best = peer;
-			best_free = READ_ONCE(peer->free_pages);
-		}
-	}
-	if (!best)
-		return -ENOSPC;
-	spin_lock(&best->lock);
-	best->free_pages--;
-	spin_unlock(&best->lock);
-	*node = best->info.num;
-	return 0;
-}
-
-void ramster_transport_note_rtt(u8 node, ktime_t sent)
-{
-	struct ramster_peer *peer = ramster_peers[node];
-	u64 us = ktime_us_delta(ktime_get(), sent);
-
-	if (!peer)
-		return;
-	spin_lock(&peer->lock);
-	/* EWMA with weight 1/8, as TCP's srtt. */
-	peer->rtt_us = peer->rtt_us ? peer->rtt_us - (peer->rtt_us >> 3) +
-				      (us >> 3) : us;
-	spin_unlock(&peer->lock);
-}
-
-void ramster_transport_held_there(u8 node, long delta)
-{
-	if (ramster_peers[node])
-		atomic64_add(delta, &ramster_peers[node]->held_there);
-}
-
-/* Our pages @node holds, as far as we know. */
-u64 ramster_transport_held_there_count(u8 node)
-{
-	s64 n = ramster_peers[node] ?
-		atomic64_read(&ramster_peers[node]->held_there) : 0;
-
-	return n > 0 ? n : 0;
-}
-
-/* Set the bit of every node with a live link that holds pages for us. */
-void ramster_transport_live_holders(unsigned long *nodes)
-{
-	int i;
-
-	bitmap_zero(nodes, RAMSTER_MAX_NODES);
-	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
-		struct ramster_peer *peer = ramster_peers[i];
-
-		if (peer && peer->we_send &&
-		    READ_ONCE(peer->state) == RAMSTER_LINK_LIVE)
-			__set_bit(i, nodes);
-	}
-}
-
-/*********************************
- * debugfs
- *********************************/
-static int ramster_peer_state_show(struct seq_file *m, void *v)
-{
-	struct ramster_peer *peer = m->private;
-
-	seq_printf(m, "%s\n", ramster_link_state_names[READ_ONCE(peer->state)]);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(ramster_peer_state);
-
-static int ramster_peer_held_there_show(struct seq_file *m, void *v)
-{
-	struct ramster_peer *peer = m->private;
-
-	seq_printf(m, "%lld\n", (long long)atomic64_read(&peer->held_there));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(ramster_peer_held_there);
-
-static int ramster_peer_held_for_it_show(struct seq_file *m, void *v)
-{
-	struct ramster_peer *peer = m->private;
-
-	seq_printf(m, "%llu\n", ramster_foreign_held_for(peer->info.num));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(ramster_peer_held_for_it);
-
-/* Pages it offers to take from us (its last keepalive, less our PUTs). */
-static int ramster_peer_room_show(struct seq_file *m, void *v)
-{
-	struct ramster_peer *peer = m->private;
-
-	seq_printf(m, "%lld\n", max_t(s64, READ_ONCE(peer->free_pages), 0));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(ramster_peer_room);
-
-/* All links, one line each: what "ramster-cluster stat" shows. */
-static int ramster_links_show(struct seq_file *m, void *v)
-{
-	int i;
-
-	seq_puts(m, "node address               role   state      held_there held_for_it free  rtt_us ups downs\n");
-	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
-		struct ramster_peer *peer = ramster_peers[i];
-
-		if (!peer)
-			continue;
-		seq_printf(m, "%-4u %pI4:%-5u %-6s %-10s %10lld %11llu %5lld %7llu %3llu %5llu\n",
-			   i, &peer->info.addr, be16_to_cpu(peer->info.port),
-			   ramster_role_name(peer->info.role),
-			   ramster_link_state_names[READ_ONCE(peer->state)],
-			   (long long)atomic64_read(&peer->held_there),
-			   ramster_foreign_held_for(i),
-			   (long long)READ_ONCE(peer->free_pages),
-			   READ_ONCE(peer->rtt_us), READ_ONCE(peer->link_ups),
-			   READ_ONCE(peer->link_downs));
-	}
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(ramster_links);
-
-static void ramster_peer_debugfs(struct ramster_peer *peer)
-{
-	struct dentry *dir;
-	char name[8];
-
-	snprintf(name, sizeof(name), "%u", peer->info.num);
-	dir = debugfs_create_dir(name, ramster_debugfs_peers);
-	debugfs_create_file("state", 0444, dir, peer, &ramster_peer_state_fops);
-	debugfs_create_file("pages_held_there", 0444, dir, peer,
-			    &ramster_peer_held_there_fops);
-	debugfs_create_file("pages_held_for_it", 0444, dir, peer,
-			    &ramster_peer_held_for_it_fops);
-	debugfs_create_file("room", 0444, dir, peer, &ramster_peer_room_fops);
-	debugfs_create_u64("rtt_us", 0444, dir, &peer->rtt_us);
-	debugfs_create_u64("link_ups", 0444, dir, &peer->link_ups);
-	debugfs_create_u64("link_downs", 0444, dir, &peer->link_downs);
 }
 
 /*********************************
@@ -1337,10 +1151,6 @@ static struct ramster_peer *ramster_peer_create(const struct ramster_node_info *
 	}
 	peer->info = *info;
 	peer->we_connect = local->num > info->num;
-	peer->we_send = ramster_role_sends(local->role) &&
-			ramster_role_holds(info->role);
-	peer->we_hold = ramster_role_holds(local->role) &&
-			ramster_role_sends(info->role);
 	init_waitqueue_head(&peer->wait);
 	spin_lock_init(&peer->lock);
 	peer->state = RAMSTER_LINK_DOWN;
@@ -1348,7 +1158,6 @@ static struct ramster_peer *ramster_peer_create(const struct ramster_node_info *
 	INIT_LIST_HEAD(&peer->pending);
 	mutex_init(&peer->tx_mutex);
 	INIT_WORK(&peer->tx_work, ramster_peer_tx_work);
-	atomic64_set(&peer->held_there, 0);
 	return peer;
 }
 
@@ -1358,6 +1167,7 @@ static void ramster_peer_destroy(struct ramster_peer *peer)
 		kthread_stop(peer->thread);
 	flush_work(&peer->tx_work);
 	ramster_peer_flush(peer);
+	ramster_peer_debugfs_remove(peer);
 	kfree(peer->rxbuf);
 	kfree(peer);
 }
@@ -1403,6 +1213,7 @@ int ramster_transport_start(const struct ramster_node_info *local)
 	if (ramster_started)
 		return -EBUSY;
 	ramster_local_info = *local;
+	ramster_me.node = local->num;
 	ret = ramster_listen_start();
 	if (ret)
 		return ret;
@@ -1410,8 +1221,7 @@ int ramster_transport_start(const struct ramster_node_info *local)
 	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
 		if (i == local->num || ramster_cluster_node(i, &info))
 			continue;
-		if (!(ramster_role_sends(local->role) && ramster_role_holds(info.role)) &&
-		    !(ramster_role_holds(local->role) && ramster_role_sends(info.role)))
+		if (!ramster_roles_linked(local->role, info.role))
 			continue;
 		peer = ramster_peer_create(&info);
 		if (!peer) {
@@ -1419,7 +1229,8 @@ int ramster_transport_start(const struct ramster_node_info *local)
 			goto err_stop;
 		}
 		ramster_peers[i] = peer;
-		ramster_peer_debugfs(peer);
+		ramster_peer_debugfs_add(peer);
+		ramster_notify_attach(local, &info);
 		peer->thread = kthread_run(ramster_peer_thread, peer,
 					   "ramster-n%u", i);
 		if (IS_ERR(peer->thread)) {
@@ -1440,8 +1251,42 @@ err_stop:
 	return ret;
 }
 
+/* On a live link, HELLO and HELLO_REPLY are out of place. */
+static int ramster_link_late_hello(void *ctx, u8 node,
+				   const struct ramster_wire_hdr *hdr,
+				   const void *payload)
+{
+	ramster_stat_inc(RAMSTER_STAT_PROTOCOL_ERRORS);
+	pr_warn("node %u: unexpected frame of type %u on a live link: closing it\n",
+		node, hdr->type);
+	return -EPROTO;
+}
+
+static int ramster_link_goodbye(void *ctx, u8 node,
+				const struct ramster_wire_hdr *hdr,
+				const void *payload)
+{
+	pr_info("node %u: said goodbye\n", node);
+	return -ECONNRESET;
+}
+
+/* The transport's own message types. */
+static const struct ramster_handler ramster_link_handlers[] = {
+	{ RAMSTER_MSG_HELLO, RAMSTER_WIRE_RULE_HELLO, ramster_link_late_hello },
+	{ RAMSTER_MSG_HELLO_REPLY, RAMSTER_WIRE_RULE_HELLO, ramster_link_late_hello },
+	{ RAMSTER_MSG_GOODBYE, RAMSTER_WIRE_RULE_GOODBYE, ramster_link_goodbye },
+};
+
+static struct ramster_service ramster_link_service = {
+	.name = "link",
+	.handlers = ramster_link_handlers,
+	.nr_handlers = ARRAY_SIZE(ramster_link_handlers),
+};
+
 int ramster_transport_init(struct dentry *debugfs_root)
 {
+	int ret;
+
 	if (strlen(cluster_name) == 0 ||
 	    strlen(cluster_name) >= RAMSTER_WIRE_CLUSTER_NAME_LEN) {
 		pr_err("cluster_name must be 1 to %d characters\n",
@@ -1452,18 +1297,23 @@ int ramster_transport_init(struct dentry *debugfs_root)
 					WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!ramster_tx_wq)
 		return -ENOMEM;
+	ramster_me.cluster = cluster_name;
 	do {
-		ramster_instance = get_random_u32();
-	} while (!ramster_instance);
-	ramster_debugfs_peers = debugfs_create_dir("peers", debugfs_root);
-	debugfs_create_file("links", 0444, debugfs_root, NULL,
-			    &ramster_links_fops);
+		ramster_me.instance = get_random_u32();
+	} while (!ramster_me.instance);
+	ret = ramster_transport_register(&ramster_link_service);
+	if (ret) {
+		destroy_workqueue(ramster_tx_wq);
+		return ret;
+	}
+	ramster_transport_debugfs_init(debugfs_root);
 	return 0;
 }
 
 void ramster_transport_exit(void)
 {
 	ramster_transport_stop();
+	ramster_transport_unregister(&ramster_link_service);
 	if (ramster_tx_wq) {
 		destroy_workqueue(ramster_tx_wq);
 		ramster_tx_wq = NULL;

@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * transport.h - links to the other nodes over kernel TCP sockets
+ * transport.h - links to the other nodes over kernel TCP sockets: the
+ * interface the services above it use
+ *
+ * The transport never names its users (as o2net): a service registers a
+ * struct ramster_service, one table of handler rows (message type, the
+ * protocol's rule for its payload, function) and optionally a struct
+ * ramster_link_events for what happens to links.  Frames of a type no
+ * registered service handles are refused as unknown.
  */
 #ifndef _RAMSTER_TRANSPORT_H
 #define _RAMSTER_TRANSPORT_H
@@ -10,8 +17,6 @@
 
 #include "cluster.h"
 #include "wire.h"
-
-struct ramster_peer;
 
 /**
  * struct ramster_msg - one outgoing frame: header and payload in one buffer
@@ -46,9 +51,74 @@ struct ramster_req {
 		     const struct ramster_wire_hdr *hdr, const void *payload);
 };
 
+/**
+ * struct ramster_handler - one row of a service's table: what a message
+ * type is and who acts on it
+ * @type: enum ramster_wire_type
+ * @rule: the protocol's rule for its payload (RAMSTER_WIRE_RULE_*)
+ * @fn: called from the sender's link thread with the validated frame;
+ *	a negative return takes the link down.  NULL for a reply type: the
+ *	frame goes to the ramster_req waiting for it (matched by req_id).
+ *
+ * The frames of one link are handled one at a time, in order.
+ */
+struct ramster_handler {
+	u8 type;
+	struct ramster_wire_rule rule;
+	int (*fn)(void *ctx, u8 node, const struct ramster_wire_hdr *hdr,
+		  const void *payload);
+};
+
+/**
+ * struct ramster_link_events - what a service hears of the links
+ * @attach: the transport starts with a link to @peer (process context,
+ *	before any other event for it); @local is this node
+ * @up: the link to @node is live
+ * @down: it went down; requests pending on it have been failed
+ * @restarted: the handshake named a new instance of @node (it reloaded
+ *	and forgot what it knew); called before @up
+ * @tick: every keepalive interval on a live link, and once at @up, from
+ *	its link thread: fill in what the KEEPALIVE about to be sent should
+ *	carry (zeroed before the first service's tick) and send what else
+ *	the interval calls for
+ *
+ * Every member may be NULL.  All but @attach run on @node's link thread.
+ */
+struct ramster_link_events {
+	void (*attach)(void *ctx, const struct ramster_node_info *local,
+		       const struct ramster_node_info *peer);
+	void (*up)(void *ctx, u8 node);
+	void (*down)(void *ctx, u8 node);
+	void (*restarted)(void *ctx, u8 node);
+	void (*tick)(void *ctx, u8 node, struct ramster_wire_keepalive *ka);
+};
+
+/**
+ * struct ramster_service - a user of the transport
+ * @name: for messages
+ * @handlers: its table
+ * @nr_handlers: rows in @handlers
+ * @events: may be NULL
+ * @ctx: passed to every handler and event
+ * @list: private to the transport
+ */
+struct ramster_service {
+	const char *name;
+	const struct ramster_handler *handlers;
+	unsigned int nr_handlers;
+	const struct ramster_link_events *events;
+	void *ctx;
+	struct list_head list;
+};
+
+int ramster_transport_register(struct ramster_service *svc);
+void ramster_transport_unregister(struct ramster_service *svc);
+
 struct ramster_msg *ramster_msg_alloc(u8 type, u32 plen, gfp_t gfp);
 void ramster_msg_free(struct ramster_msg *msg);
 int ramster_send(u8 node, struct ramster_msg *msg, struct ramster_req *req);
+int ramster_send_reply(u8 node, const struct ramster_wire_hdr *request,
+		       struct ramster_msg *msg);
 bool ramster_req_cancel(struct ramster_req *req);
 
 int ramster_transport_init(struct dentry *debugfs_root);
@@ -56,11 +126,5 @@ void ramster_transport_exit(void);
 int ramster_transport_start(const struct ramster_node_info *local);
 bool ramster_transport_running(void);
 unsigned int ramster_transport_request_timeout_ms(void);
-bool ramster_transport_may_remotify(void);
-int ramster_transport_pick_holder(u8 *node);
-void ramster_transport_note_rtt(u8 node, ktime_t sent);
-void ramster_transport_held_there(u8 node, long delta);
-u64 ramster_transport_held_there_count(u8 node);
-void ramster_transport_live_holders(unsigned long *nodes);
 
 #endif /* _RAMSTER_TRANSPORT_H */

@@ -3,43 +3,21 @@
  * wire.c - validation of received frames (see wire.h for the format)
  *
  * A receiver reads the fixed-size header, checks it with
- * ramster_wire_check_hdr() before it reads a byte of payload (the length
- * is then known to be within the bounds of the type), reads the payload,
- * and checks it with ramster_wire_check_payload() before dispatching.
- * Both are pure functions of their arguments: every rule is pinned down by
- * the KUnit suite in wire_test.c.
+ * ramster_wire_check_hdr() against the rule of its type (struct
+ * ramster_wire_rule, named in the row of the handler registered for that
+ * type) before it reads a byte of payload, reads the payload, and checks
+ * it with ramster_wire_check_payload() before dispatching.  The HELLO
+ * exchange is filled and checked here too.  All of it is pure functions
+ * of the arguments: every rule is pinned down by the KUnit suite in
+ * wire_test.c.
  */
+#include <kunit/visibility.h>
 #include <linux/crc32c.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 
 #include "ramster.h"
 #include "wire.h"
-
-struct ramster_wire_size {
-	u32 min;
-	u32 max;
-};
-
-#define PAGE_FRAME	sizeof(struct ramster_wire_page)
-#define INVAL_FRAME	sizeof(struct ramster_wire_invalidate)
-#define KEY_SIZE	sizeof(struct ramster_wire_key)
-
-/* Payload size bounds per type: a length outside them is never read. */
-static const struct ramster_wire_size ramster_wire_sizes[RAMSTER_MSG_NR_TYPES] = {
-	[RAMSTER_MSG_HELLO] = { 32, 32 },
-	[RAMSTER_MSG_HELLO_REPLY] = { 32, 32 },
-	[RAMSTER_MSG_KEEPALIVE] = { 16, 16 },
-	[RAMSTER_MSG_PUT] = { PAGE_FRAME + 1, PAGE_FRAME + RAMSTER_WIRE_MAX_DATA },
-	[RAMSTER_MSG_PUT_REPLY] = { 32, 32 },
-	[RAMSTER_MSG_GET] = { KEY_SIZE, KEY_SIZE },
-	[RAMSTER_MSG_GET_REPLY] = { PAGE_FRAME, PAGE_FRAME + RAMSTER_WIRE_MAX_DATA },
-	[RAMSTER_MSG_INVALIDATE] = { INVAL_FRAME + KEY_SIZE,
-		INVAL_FRAME + KEY_SIZE * RAMSTER_WIRE_MAX_INVALIDATE },
-	[RAMSTER_MSG_INVALIDATE_AREA] = { 16, 16 },
-	[RAMSTER_MSG_RECALL] = { 16, 16 },
-	[RAMSTER_MSG_GOODBYE] = { 0, 0 },
-};
 
 static const char * const ramster_wire_error_names[RAMSTER_WIRE_NR_ERRORS] = {
 	[RAMSTER_WIRE_OK] = "ok",
@@ -61,7 +39,7 @@ const char *ramster_wire_error_name(enum ramster_wire_error err)
 		return "unknown error";
 	return ramster_wire_error_names[err];
 }
-EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_wire_error_name);
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_error_name);
 
 static bool ramster_wire_is_hello(u8 type)
 {
@@ -72,18 +50,20 @@ static bool ramster_wire_is_hello(u8 type)
  * ramster_wire_check_hdr - check a received header before reading payload
  * @hdr: the header, as received
  * @expect: what the connection knows: negotiated version and peer
+ * @rule: the rule of the header's type; NULL if nobody handles that type
  *
  * Return: RAMSTER_WIRE_OK, or the first rule the header breaks.
  */
 enum ramster_wire_error ramster_wire_check_hdr(const struct ramster_wire_hdr *hdr,
-					       const struct ramster_wire_expect *expect)
+					       const struct ramster_wire_expect *expect,
+					       const struct ramster_wire_rule *rule)
 {
 	u32 plen = le32_to_cpu(hdr->plen);
 	u8 type = hdr->type;
 
 	if (le32_to_cpu(hdr->magic) != RAMSTER_WIRE_MAGIC)
 		return RAMSTER_WIRE_BAD_MAGIC;
-	if (type == 0 || type >= RAMSTER_MSG_NR_TYPES)
+	if (type == 0 || type >= RAMSTER_MSG_NR_TYPES || !rule)
 		return RAMSTER_WIRE_UNKNOWN_TYPE;
 	if (!expect->handshake_done) {
 		if (!ramster_wire_is_hello(type))
@@ -98,15 +78,14 @@ enum ramster_wire_error ramster_wire_check_hdr(const struct ramster_wire_hdr *hd
 		return RAMSTER_WIRE_BAD_FLAGS;
 	if (hdr->rsvd0 || hdr->rsvd1)
 		return RAMSTER_WIRE_BAD_RESERVED;
-	if (plen < ramster_wire_sizes[type].min ||
-	    plen > ramster_wire_sizes[type].max)
+	if (plen < rule->min_len || plen > rule->max_len)
 		return RAMSTER_WIRE_BAD_LENGTH;
 	if (expect->handshake_done &&
 	    le16_to_cpu(hdr->src_node) != expect->peer_node)
 		return RAMSTER_WIRE_BAD_NODE;
 	return RAMSTER_WIRE_OK;
 }
-EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_wire_check_hdr);
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_check_hdr);
 
 static bool ramster_wire_key_ok(const struct ramster_wire_key *key)
 {
@@ -119,20 +98,27 @@ static bool ramster_wire_status_known(__le32 status)
 	return le32_to_cpu(status) <= RAMSTER_ST_NO_MEMORY;
 }
 
-static bool ramster_wire_status_ok(const struct ramster_wire_status *st)
+/* PUT_REPLY */
+bool ramster_wire_status_valid(const void *payload, u32 plen)
 {
+	const struct ramster_wire_status *st = payload;
+
 	return ramster_wire_key_ok(&st->key) && !st->rsvd &&
 	       ramster_wire_status_known(st->status);
 }
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_status_valid);
 
-static bool ramster_wire_hello_ok(const struct ramster_wire_hello *hello)
+bool ramster_wire_hello_valid(const void *payload, u32 plen)
 {
+	const struct ramster_wire_hello *hello = payload;
+
 	return hello->min_version >= 1 &&
 	       hello->min_version <= hello->max_version &&
 	       !hello->rsvd0 && !hello->capabilities &&
 	       hello->cluster[0] &&
 	       memchr(hello->cluster, '\0', sizeof(hello->cluster));
 }
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_hello_valid);
 
 static bool ramster_wire_page_ok(const struct ramster_wire_page *page,
 				 u32 plen, bool reply)
@@ -157,9 +143,28 @@ static bool ramster_wire_page_ok(const struct ramster_wire_page *page,
 	       page->compressor <= RAMSTER_COMP_ZSTD;
 }
 
-static bool ramster_wire_invalidate_ok(const struct ramster_wire_invalidate *inv,
-				       u32 plen)
+bool ramster_wire_put_valid(const void *payload, u32 plen)
 {
+	return ramster_wire_page_ok(payload, plen, false);
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_put_valid);
+
+bool ramster_wire_get_reply_valid(const void *payload, u32 plen)
+{
+	return ramster_wire_page_ok(payload, plen, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_get_reply_valid);
+
+/* GET */
+bool ramster_wire_key_valid(const void *payload, u32 plen)
+{
+	return ramster_wire_key_ok(payload);
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_key_valid);
+
+bool ramster_wire_invalidate_valid(const void *payload, u32 plen)
+{
+	const struct ramster_wire_invalidate *inv = payload;
 	const struct ramster_wire_key *keys = (const void *)(inv + 1);
 	u32 i, count = le32_to_cpu(inv->count);
 
@@ -171,56 +176,107 @@ static bool ramster_wire_invalidate_ok(const struct ramster_wire_invalidate *inv
 			return false;
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_invalidate_valid);
+
+/* INVALIDATE_AREA */
+bool ramster_wire_area_valid(const void *payload, u32 plen)
+{
+	const struct ramster_wire_area *area = payload;
+
+	return !area->rsvd0 && !area->rsvd1 &&
+	       le16_to_cpu(area->swap_type) < RAMSTER_WIRE_MAX_SWAP_TYPES;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_area_valid);
+
+/* RECALL: swap_type is reserved (a recall of one area) */
+bool ramster_wire_recall_valid(const void *payload, u32 plen)
+{
+	const struct ramster_wire_area *area = payload;
+
+	return !area->rsvd0 && !area->rsvd1 && !area->swap_type;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_recall_valid);
 
 /**
  * ramster_wire_check_payload - check a payload before dispatching it
  * @hdr: its header, already accepted by ramster_wire_check_hdr()
  * @payload: hdr->plen bytes
+ * @rule: the rule the header was checked with
  *
  * Return: RAMSTER_WIRE_OK, RAMSTER_WIRE_BAD_CRC, or RAMSTER_WIRE_BAD_PAYLOAD.
  */
 enum ramster_wire_error ramster_wire_check_payload(const struct ramster_wire_hdr *hdr,
-						   const void *payload)
+						   const void *payload,
+						   const struct ramster_wire_rule *rule)
 {
 	u32 plen = le32_to_cpu(hdr->plen);
-	const struct ramster_wire_area *area = payload;
-	bool ok;
 
 	if (crc32c(0, payload, plen) != le32_to_cpu(hdr->pcrc))
 		return RAMSTER_WIRE_BAD_CRC;
-
-	switch (hdr->type) {
-	case RAMSTER_MSG_HELLO:
-	case RAMSTER_MSG_HELLO_REPLY:
-		ok = ramster_wire_hello_ok(payload);
-		break;
-	case RAMSTER_MSG_PUT:
-		ok = ramster_wire_page_ok(payload, plen, false);
-		break;
-	case RAMSTER_MSG_GET_REPLY:
-		ok = ramster_wire_page_ok(payload, plen, true);
-		break;
-	case RAMSTER_MSG_PUT_REPLY:
-		ok = ramster_wire_status_ok(payload);
-		break;
-	case RAMSTER_MSG_GET:
-		ok = ramster_wire_key_ok(payload);
-		break;
-	case RAMSTER_MSG_INVALIDATE:
-		ok = ramster_wire_invalidate_ok(payload, plen);
-		break;
-	case RAMSTER_MSG_INVALIDATE_AREA:
-		ok = !area->rsvd0 && !area->rsvd1 &&
-		     le16_to_cpu(area->swap_type) < RAMSTER_WIRE_MAX_SWAP_TYPES;
-		break;
-	case RAMSTER_MSG_RECALL:
-		/* swap_type is reserved (a recall of one area) */
-		ok = !area->rsvd0 && !area->rsvd1 && !area->swap_type;
-		break;
-	default:	/* KEEPALIVE, GOODBYE: any content of the right size */
-		ok = true;
-		break;
-	}
-	return ok ? RAMSTER_WIRE_OK : RAMSTER_WIRE_BAD_PAYLOAD;
+	if (rule->valid && !rule->valid(payload, plen))
+		return RAMSTER_WIRE_BAD_PAYLOAD;
+	return RAMSTER_WIRE_OK;
 }
-EXPORT_SYMBOL_IF_RAMSTER_KUNIT(ramster_wire_check_payload);
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_check_payload);
+
+/**
+ * ramster_wire_hello_fill - say hello (HELLO or HELLO_REPLY payload)
+ * @hello: the payload to fill
+ * @me: who we are
+ * @peer: whom we believe we talk to
+ */
+void ramster_wire_hello_fill(struct ramster_wire_hello *hello,
+			     const struct ramster_wire_hello_id *me, u16 peer)
+{
+	memset(hello, 0, sizeof(*hello));
+	hello->min_version = RAMSTER_WIRE_VERSION;
+	hello->max_version = RAMSTER_WIRE_VERSION;
+	hello->node = cpu_to_le16(me->node);
+	hello->peer_node = cpu_to_le16(peer);
+	strscpy(hello->cluster, me->cluster, sizeof(hello->cluster));
+	hello->instance = cpu_to_le32(me->instance);
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_hello_fill);
+
+/**
+ * ramster_wire_hello_check - check a validated HELLO or HELLO_REPLY
+ * @hdr: its header
+ * @hello: its payload
+ * @me: who we are
+ * @why: set to the reason when the hello is refused
+ *
+ * Whether the sender is a node we have a link with is the transport's
+ * question, not this one's.
+ *
+ * Return: the negotiated protocol version, or 0 with *@why set.
+ */
+u8 ramster_wire_hello_check(const struct ramster_wire_hdr *hdr,
+			    const struct ramster_wire_hello *hello,
+			    const struct ramster_wire_hello_id *me,
+			    const char **why)
+{
+	u8 version = min_t(u8, hello->max_version, RAMSTER_WIRE_VERSION);
+
+	if (version < max_t(u8, hello->min_version, RAMSTER_WIRE_VERSION)) {
+		*why = "no common protocol version";
+		return 0;
+	}
+	if (strncmp(hello->cluster, me->cluster, sizeof(hello->cluster))) {
+		*why = "another cluster";
+		return 0;
+	}
+	if (hello->node != hdr->src_node) {
+		*why = "header and hello name different nodes";
+		return 0;
+	}
+	if (le16_to_cpu(hello->node) == me->node) {
+		*why = "it claims our own node number";
+		return 0;
+	}
+	if (le16_to_cpu(hello->peer_node) != me->node) {
+		*why = "it believes it talks to another node";
+		return 0;
+	}
+	return version;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_hello_check);

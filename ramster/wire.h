@@ -209,10 +209,85 @@ struct ramster_wire_expect {
 	u16 peer_node;		/* valid once handshake_done */
 };
 
+/**
+ * struct ramster_wire_rule - what a payload of one message type must be
+ * @min_len: shortest payload
+ * @max_len: longest payload: a length outside [min, max] is never read
+ * @valid: the type's structural rules (reserved fields, counts, lengths
+ *	that must agree); NULL when any content of a valid length will do
+ *
+ * A service names the rule of each type it handles in the same row as
+ * its handler (transport.h), so a type's size and its handler are one
+ * entry; the rules themselves are the protocol and live here.
+ */
+struct ramster_wire_rule {
+	u32 min_len;
+	u32 max_len;
+	bool (*valid)(const void *payload, u32 plen);
+};
+
+bool ramster_wire_hello_valid(const void *payload, u32 plen);
+bool ramster_wire_put_valid(const void *payload, u32 plen);
+bool ramster_wire_get_reply_valid(const void *payload, u32 plen);
+bool ramster_wire_status_valid(const void *payload, u32 plen);
+bool ramster_wire_key_valid(const void *payload, u32 plen);
+bool ramster_wire_invalidate_valid(const void *payload, u32 plen);
+bool ramster_wire_area_valid(const void *payload, u32 plen);
+bool ramster_wire_recall_valid(const void *payload, u32 plen);
+
+#define RAMSTER_WIRE_PAGE_LEN	sizeof(struct ramster_wire_page)
+#define RAMSTER_WIRE_KEY_LEN	sizeof(struct ramster_wire_key)
+#define RAMSTER_WIRE_INVAL_LEN	sizeof(struct ramster_wire_invalidate)
+
+/* The rule of each message type, for handler rows. */
+#define RAMSTER_WIRE_RULE_HELLO	{ sizeof(struct ramster_wire_hello), \
+	sizeof(struct ramster_wire_hello), ramster_wire_hello_valid }
+#define RAMSTER_WIRE_RULE_KEEPALIVE { sizeof(struct ramster_wire_keepalive), \
+	sizeof(struct ramster_wire_keepalive), NULL }
+#define RAMSTER_WIRE_RULE_PUT	{ RAMSTER_WIRE_PAGE_LEN + 1, \
+	RAMSTER_WIRE_PAGE_LEN + RAMSTER_WIRE_MAX_DATA, ramster_wire_put_valid }
+#define RAMSTER_WIRE_RULE_PUT_REPLY { sizeof(struct ramster_wire_status), \
+	sizeof(struct ramster_wire_status), ramster_wire_status_valid }
+#define RAMSTER_WIRE_RULE_GET	{ RAMSTER_WIRE_KEY_LEN, RAMSTER_WIRE_KEY_LEN, \
+	ramster_wire_key_valid }
+#define RAMSTER_WIRE_RULE_GET_REPLY { RAMSTER_WIRE_PAGE_LEN, \
+	RAMSTER_WIRE_PAGE_LEN + RAMSTER_WIRE_MAX_DATA, \
+	ramster_wire_get_reply_valid }
+#define RAMSTER_WIRE_RULE_INVALIDATE { \
+	RAMSTER_WIRE_INVAL_LEN + RAMSTER_WIRE_KEY_LEN, \
+	RAMSTER_WIRE_INVAL_LEN + RAMSTER_WIRE_KEY_LEN * RAMSTER_WIRE_MAX_INVALIDATE, \
+	ramster_wire_invalidate_valid }
+#define RAMSTER_WIRE_RULE_INVALIDATE_AREA { sizeof(struct ramster_wire_area), \
+	sizeof(struct ramster_wire_area), ramster_wire_area_valid }
+#define RAMSTER_WIRE_RULE_RECALL { sizeof(struct ramster_wire_area), \
+	sizeof(struct ramster_wire_area), ramster_wire_recall_valid }
+#define RAMSTER_WIRE_RULE_GOODBYE { 0, 0, NULL }
+
 enum ramster_wire_error ramster_wire_check_hdr(const struct ramster_wire_hdr *hdr,
-					       const struct ramster_wire_expect *expect);
+					       const struct ramster_wire_expect *expect,
+					       const struct ramster_wire_rule *rule);
 enum ramster_wire_error ramster_wire_check_payload(const struct ramster_wire_hdr *hdr,
-						   const void *payload);
+						   const void *payload,
+						   const struct ramster_wire_rule *rule);
 const char *ramster_wire_error_name(enum ramster_wire_error err);
+
+/**
+ * struct ramster_wire_hello_id - who says hello
+ * @cluster: cluster name, at most RAMSTER_WIRE_CLUSTER_NAME_LEN - 1 chars
+ * @node: the sender's node number
+ * @instance: the sender's instance (random per module load, not 0)
+ */
+struct ramster_wire_hello_id {
+	const char *cluster;
+	u16 node;
+	u32 instance;
+};
+
+void ramster_wire_hello_fill(struct ramster_wire_hello *hello,
+			     const struct ramster_wire_hello_id *me, u16 peer);
+u8 ramster_wire_hello_check(const struct ramster_wire_hdr *hdr,
+			    const struct ramster_wire_hello *hello,
+			    const struct ramster_wire_hello_id *me,
+			    const char **why);
 
 #endif /* _RAMSTER_WIRE_H */

@@ -3,7 +3,8 @@
  * wire_test.c - KUnit suite for frame validation (wire.c)
  *
  * Every rule of ramster_wire_check_hdr() and ramster_wire_check_payload()
- * is broken once, starting from a valid frame of each type.
+ * is broken once, starting from a valid frame of each type; every reason
+ * ramster_wire_hello_check() refuses a hello is met once.
  */
 #include <kunit/test.h>
 #include <linux/crc32c.h>
@@ -11,7 +12,7 @@
 
 #include "wire.h"
 
-MODULE_IMPORT_NS(RAMSTER_KUNIT);
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 #define PEER	7
 
@@ -32,6 +33,26 @@ static const struct ramster_wire_expect before = { .handshake_done = false };
 static const struct ramster_wire_expect after = {
 	.handshake_done = true, .version = RAMSTER_WIRE_VERSION, .peer_node = PEER,
 };
+
+/* The protocol's rule of each type, as the services' handler rows name them. */
+static const struct ramster_wire_rule rules[RAMSTER_MSG_NR_TYPES] = {
+	[RAMSTER_MSG_HELLO] = RAMSTER_WIRE_RULE_HELLO,
+	[RAMSTER_MSG_HELLO_REPLY] = RAMSTER_WIRE_RULE_HELLO,
+	[RAMSTER_MSG_KEEPALIVE] = RAMSTER_WIRE_RULE_KEEPALIVE,
+	[RAMSTER_MSG_PUT] = RAMSTER_WIRE_RULE_PUT,
+	[RAMSTER_MSG_PUT_REPLY] = RAMSTER_WIRE_RULE_PUT_REPLY,
+	[RAMSTER_MSG_GET] = RAMSTER_WIRE_RULE_GET,
+	[RAMSTER_MSG_GET_REPLY] = RAMSTER_WIRE_RULE_GET_REPLY,
+	[RAMSTER_MSG_INVALIDATE] = RAMSTER_WIRE_RULE_INVALIDATE,
+	[RAMSTER_MSG_INVALIDATE_AREA] = RAMSTER_WIRE_RULE_INVALIDATE_AREA,
+	[RAMSTER_MSG_RECALL] = RAMSTER_WIRE_RULE_RECALL,
+	[RAMSTER_MSG_GOODBYE] = RAMSTER_WIRE_RULE_GOODBYE,
+};
+
+static const struct ramster_wire_rule *rule_of(u8 type)
+{
+	return type < RAMSTER_MSG_NR_TYPES ? &rules[type] : NULL;
+}
 
 static void seal(struct frame *f, u32 plen)
 {
@@ -95,9 +116,10 @@ static struct frame *invalidate(struct kunit *test, u32 count)
 static enum ramster_wire_error check(struct frame *f,
 				     const struct ramster_wire_expect *e)
 {
-	enum ramster_wire_error err = ramster_wire_check_hdr(&f->hdr, e);
+	const struct ramster_wire_rule *rule = rule_of(f->hdr.type);
+	enum ramster_wire_error err = ramster_wire_check_hdr(&f->hdr, e, rule);
 
-	return err ? err : ramster_wire_check_payload(&f->hdr, f->bytes);
+	return err ? err : ramster_wire_check_payload(&f->hdr, f->bytes, rule);
 }
 
 static void valid_frames_pass(struct kunit *test)
@@ -188,6 +210,11 @@ static void header_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_NODE);
 	KUNIT_EXPECT_EQ(test, check(put(test, 10), &before),
 			RAMSTER_WIRE_BEFORE_HANDSHAKE);
+
+	/* A known type that no service registered a handler for. */
+	f = put(test, 10);
+	KUNIT_EXPECT_EQ(test, ramster_wire_check_hdr(&f->hdr, &after, NULL),
+			RAMSTER_WIRE_UNKNOWN_TYPE);
 }
 
 /* Each type's length bounds: one byte too short, one too long, huge. */
@@ -206,26 +233,28 @@ static void length_bounds(struct kunit *test)
 		{ RAMSTER_MSG_GOODBYE, 0, 0 },
 	};
 	const struct ramster_wire_expect *e;
+	const struct ramster_wire_rule *r;
 	struct frame *f;
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(b); i++) {
+		r = rule_of(b[i].type);
 		e = b[i].type == RAMSTER_MSG_HELLO ? &before : &after;
 		f = new_frame(test, b[i].type);
 		if (b[i].min) {
 			f->hdr.plen = cpu_to_le32(b[i].min - 1);
-			KUNIT_EXPECT_EQ_MSG(test, ramster_wire_check_hdr(&f->hdr, e),
+			KUNIT_EXPECT_EQ_MSG(test, ramster_wire_check_hdr(&f->hdr, e, r),
 					    RAMSTER_WIRE_BAD_LENGTH, "type %u short",
 					    b[i].type);
 		}
 		f->hdr.plen = cpu_to_le32(b[i].max + 1);
-		KUNIT_EXPECT_EQ_MSG(test, ramster_wire_check_hdr(&f->hdr, e),
+		KUNIT_EXPECT_EQ_MSG(test, ramster_wire_check_hdr(&f->hdr, e, r),
 				    RAMSTER_WIRE_BAD_LENGTH, "type %u long", b[i].type);
 		f->hdr.plen = cpu_to_le32(U32_MAX);
-		KUNIT_EXPECT_EQ_MSG(test, ramster_wire_check_hdr(&f->hdr, e),
+		KUNIT_EXPECT_EQ_MSG(test, ramster_wire_check_hdr(&f->hdr, e, r),
 				    RAMSTER_WIRE_BAD_LENGTH, "type %u huge", b[i].type);
 		f->hdr.plen = cpu_to_le32(b[i].max);
-		KUNIT_EXPECT_EQ_MSG(test, ramster_wire_check_hdr(&f->hdr, e),
+		KUNIT_EXPECT_EQ_MSG(test, ramster_wire_check_hdr(&f->hdr, e, r),
 				    RAMSTER_WIRE_OK, "type %u max", b[i].type);
 	}
 }
@@ -324,6 +353,78 @@ static void hello_instance_is_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_OK);
 }
 
+static const struct ramster_wire_hello_id me = {
+	.cluster = "ramster", .node = 3, .instance = 77,
+};
+
+/* A hello from PEER to us, as PEER's transport fills it. */
+static struct frame *hello_to_me(struct kunit *test)
+{
+	const struct ramster_wire_hello_id peer = {
+		.cluster = "ramster", .node = PEER, .instance = 99,
+	};
+	struct frame *f = new_frame(test, RAMSTER_MSG_HELLO);
+
+	ramster_wire_hello_fill(&f->hello, &peer, me.node);
+	seal(f, sizeof(f->hello));
+	return f;
+}
+
+static void hello_fill_then_check(struct kunit *test)
+{
+	struct frame *f = hello_to_me(test);
+	const char *why = NULL;
+
+	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_OK);
+	KUNIT_EXPECT_EQ(test, ramster_wire_hello_check(&f->hdr, &f->hello, &me, &why),
+			RAMSTER_WIRE_VERSION);
+	KUNIT_EXPECT_NULL(test, why);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(f->hello.instance), 99);
+	KUNIT_EXPECT_STREQ(test, f->hello.cluster, "ramster");
+	/* A later sender that also speaks our version: ours is chosen. */
+	f->hello.max_version = RAMSTER_WIRE_VERSION + 3;
+	KUNIT_EXPECT_EQ(test, ramster_wire_hello_check(&f->hdr, &f->hello, &me, &why),
+			RAMSTER_WIRE_VERSION);
+}
+
+static void hello_refusals(struct kunit *test)
+{
+	const char *why;
+	struct frame *f;
+
+	f = hello_to_me(test);
+	f->hello.min_version = RAMSTER_WIRE_VERSION + 1;
+	f->hello.max_version = RAMSTER_WIRE_VERSION + 2;
+	why = NULL;
+	KUNIT_EXPECT_EQ(test, ramster_wire_hello_check(&f->hdr, &f->hello, &me, &why), 0);
+	KUNIT_EXPECT_STREQ(test, why, "no common protocol version");
+
+	f = hello_to_me(test);
+	strscpy(f->hello.cluster, "other", sizeof(f->hello.cluster));
+	why = NULL;
+	KUNIT_EXPECT_EQ(test, ramster_wire_hello_check(&f->hdr, &f->hello, &me, &why), 0);
+	KUNIT_EXPECT_STREQ(test, why, "another cluster");
+
+	f = hello_to_me(test);
+	f->hdr.src_node = cpu_to_le16(PEER + 1);
+	why = NULL;
+	KUNIT_EXPECT_EQ(test, ramster_wire_hello_check(&f->hdr, &f->hello, &me, &why), 0);
+	KUNIT_EXPECT_STREQ(test, why, "header and hello name different nodes");
+
+	f = hello_to_me(test);
+	f->hdr.src_node = cpu_to_le16(me.node);
+	f->hello.node = cpu_to_le16(me.node);
+	why = NULL;
+	KUNIT_EXPECT_EQ(test, ramster_wire_hello_check(&f->hdr, &f->hello, &me, &why), 0);
+	KUNIT_EXPECT_STREQ(test, why, "it claims our own node number");
+
+	f = hello_to_me(test);
+	f->hello.peer_node = cpu_to_le16(me.node + 1);
+	why = NULL;
+	KUNIT_EXPECT_EQ(test, ramster_wire_hello_check(&f->hdr, &f->hello, &me, &why), 0);
+	KUNIT_EXPECT_STREQ(test, why, "it believes it talks to another node");
+}
+
 static void every_error_has_a_name(struct kunit *test)
 {
 	int err;
@@ -344,6 +445,8 @@ static struct kunit_case ramster_wire_cases[] = {
 	KUNIT_CASE(payload_rules),
 	KUNIT_CASE(hello_instance_is_free),
 	KUNIT_CASE(every_error_has_a_name),
+	KUNIT_CASE(hello_fill_then_check),
+	KUNIT_CASE(hello_refusals),
 	{}
 };
 

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * foreign_test.c - KUnit suite for the foreign store's rules (foreign.c)
+ *
+ * Each case drives a store of its own: the generation rules (a PUT only
+ * replaces an older version, a GET is answered only for the version it
+ * names, an INVALIDATE removes only the version it names), owners kept
+ * apart, capacity, closing, area drops, room and recall targets.
+ */
+#include <kunit/test.h>
+#include <linux/string.h>
+
+#include "foreign.h"
+#include "wire.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+#define DATA_LEN	64
+
+struct put_frame {
+	struct ramster_wire_page page;
+	u8 data[DATA_LEN];
+};
+
+static struct ramster_foreign *new_store(struct kunit *test, u64 capacity)
+{
+	struct ramster_foreign *fs = ramster_foreign_create("ramster_foreign_test");
+
+	KUNIT_ASSERT_NOT_NULL(test, fs);
+	ramster_foreign_set_capacity(fs, capacity);
+	return fs;
+}
+
+static void key_set(struct ramster_wire_key *key, u16 type, u64 offset,
+		    u64 gen)
+{
+	memset(key, 0, sizeof(*key));
+	key->swap_type = cpu_to_le16(type);
+	key->offset = cpu_to_le64(offset);
+	key->gen = cpu_to_le64(gen);
+}
+
+/* PUT (type, offset, gen) whose data is @fill repeated. */
+static u32 put(struct ramster_foreign *fs, u8 node, u16 type, u64 offset,
+	       u64 gen, u8 fill)
+{
+	struct put_frame f = { };
+
+	key_set(&f.page.key, type, offset, gen);
+	f.page.clen = cpu_to_le32(DATA_LEN);
+	f.page.dcrc = cpu_to_le32(fill);
+	f.page.compressor = RAMSTER_COMP_LZ4;
+	memset(f.data, fill, DATA_LEN);
+	return ramster_foreign_put(fs, node, &f.page);
+}
+
+/* The fill byte of the data a GET of (type, offset, gen) gets; -1: none. */
+static int get(struct ramster_foreign *fs, u8 node, u16 type, u64 offset,
+	       u64 gen)
+{
+	struct put_frame f = { };
+	u32 clen;
+	int i;
+
+	key_set(&f.page.key, type, offset, gen);
+	clen = ramster_foreign_data_len(fs, node, &f.page.key);
+	if (!clen)
+		return -1;
+	if (clen != DATA_LEN || ramster_foreign_get(fs, node, &f.page, clen))
+		return -2;
+	for (i = 1; i < DATA_LEN; i++)
+		if (f.data[i] != f.data[0])
+			return -3;
+	if (le32_to_cpu(f.page.dcrc) != f.data[0])
+		return -4;
+	return f.data[0];
+}
+
+static void invalidate(struct ramster_foreign *fs, u8 node, u16 type,
+		       u64 offset, u64 gen)
+{
+	struct ramster_wire_key key;
+
+	key_set(&key, type, offset, gen);
+	ramster_foreign_invalidate(fs, node, &key, 1);
+}
+
+static void newer_put_replaces_older_is_refused(struct kunit *test)
+{
+	struct ramster_foreign *fs = new_store(test, 100);
+
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 10, 5, 0xa5), RAMSTER_ST_OK);
+	/* An older version, or the same one again, never replaces it. */
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 10, 4, 0x44), RAMSTER_ST_REFUSED);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 10, 5, 0x55), RAMSTER_ST_REFUSED);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 10, 5), 0xa5);
+	/* A newer one does, and the slot still counts once. */
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 10, 6, 0x66), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_total(fs), 1);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_held_for(fs, 1), 1);
+	ramster_foreign_destroy(fs);
+}
+
+static void get_answers_only_its_generation(struct kunit *test)
+{
+	struct ramster_foreign *fs = new_store(test, 100);
+
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 10, 6, 0x66), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 10, 6), 0x66);
+	/* The version it replaced, and one it never had: not found. */
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 10, 5), -1);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 10, 7), -1);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 11, 6), -1);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 1, 10, 6), -1);
+	ramster_foreign_destroy(fs);
+}
+
+static void invalidate_removes_only_its_generation(struct kunit *test)
+{
+	struct ramster_foreign *fs = new_store(test, 100);
+
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 10, 6, 0x66), RAMSTER_ST_OK);
+	/* A late INVALIDATE of the version before leaves the new one. */
+	invalidate(fs, 1, 0, 10, 5);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 10, 6), 0x66);
+	invalidate(fs, 1, 0, 10, 6);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 10, 6), -1);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_total(fs), 0);
+	/* After that, an older PUT still arriving is taken: nothing newer. */
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 10, 5, 0x55), RAMSTER_ST_OK);
+	ramster_foreign_destroy(fs);
+}
+
+static void owners_are_apart(struct kunit *test)
+{
+	struct ramster_foreign *fs = new_store(test, 100);
+
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 10, 5, 0x11), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, put(fs, 2, 0, 10, 9, 0x22), RAMSTER_ST_OK);
+	/* Node 2's newer generation is not node 1's. */
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 10, 5), 0x11);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 10, 9), -1);
+	invalidate(fs, 2, 0, 10, 5);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 10, 5), 0x11);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_drop(fs, 2, RAMSTER_FOREIGN_ALL_TYPES), 1);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 10, 5), 0x11);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_held_for(fs, 1), 1);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_held_for(fs, 2), 0);
+	ramster_foreign_destroy(fs);
+}
+
+static void drop_area_keeps_other_areas(struct kunit *test)
+{
+	struct ramster_foreign *fs = new_store(test, 100);
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		KUNIT_EXPECT_EQ(test, put(fs, 1, 0, i, 1, 0x10), RAMSTER_ST_OK);
+		KUNIT_EXPECT_EQ(test, put(fs, 1, 1, i, 1, 0x20), RAMSTER_ST_OK);
+		KUNIT_EXPECT_EQ(test, put(fs, 1, 2, i, 1, 0x30), RAMSTER_ST_OK);
+	}
+	KUNIT_EXPECT_EQ(test, ramster_foreign_drop(fs, 1, 1), 5);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 4, 1), 0x10);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 1, 0, 1), -1);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 2, 0, 1), 0x30);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_total(fs), 10);
+	ramster_foreign_destroy(fs);
+}
+
+static void full_and_closed_refuse(struct kunit *test)
+{
+	struct ramster_foreign *fs = new_store(test, 2);
+
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 1, 1, 1), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 2, 1, 2), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 3, 1, 3), RAMSTER_ST_FULL);
+	ramster_foreign_set_capacity(fs, 10);
+	ramster_foreign_set_closed(fs, true);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 3, 1, 3), RAMSTER_ST_REFUSED);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_room(fs, 100, 100), 0);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_recall_keep(fs, 1, 100, 100), 0);
+	/* What it holds is still served while it leaves. */
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 2, 1), 2);
+	ramster_foreign_set_closed(fs, false);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 3, 1, 3), RAMSTER_ST_OK);
+	ramster_foreign_destroy(fs);
+}
+
+static void room_and_recall_follow_the_marks(struct kunit *test)
+{
+	struct ramster_foreign *fs = new_store(test, 10);
+	int i;
+
+	for (i = 0; i < 6; i++)
+		KUNIT_EXPECT_EQ(test, put(fs, 1, 0, i, 1, 1), RAMSTER_ST_OK);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, put(fs, 2, 0, i, 1, 1), RAMSTER_ST_OK);
+	/* Room ends at the low mark. */
+	KUNIT_EXPECT_EQ(test, ramster_foreign_room(fs, 100, 100), 2);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_room(fs, 100, 50), 0);
+	/* Below the high mark, nothing is recalled; node 3 has nothing. */
+	KUNIT_EXPECT_EQ(test, ramster_foreign_recall_keep(fs, 1, 90, 50), U64_MAX);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_recall_keep(fs, 3, 10, 10), U64_MAX);
+	/* Above it, each owner keeps its share of the low mark (5 pages). */
+	KUNIT_EXPECT_LE(test, ramster_foreign_recall_keep(fs, 1, 70, 50) +
+			ramster_foreign_recall_keep(fs, 2, 70, 50), 5);
+	KUNIT_EXPECT_LT(test, ramster_foreign_recall_keep(fs, 1, 70, 50), 6);
+	ramster_foreign_destroy(fs);
+}
+
+static struct kunit_case ramster_foreign_cases[] = {
+	KUNIT_CASE(newer_put_replaces_older_is_refused),
+	KUNIT_CASE(get_answers_only_its_generation),
+	KUNIT_CASE(invalidate_removes_only_its_generation),
+	KUNIT_CASE(owners_are_apart),
+	KUNIT_CASE(drop_area_keeps_other_areas),
+	KUNIT_CASE(full_and_closed_refuse),
+	KUNIT_CASE(room_and_recall_follow_the_marks),
+	{}
+};
+
+static struct kunit_suite ramster_foreign_suite = {
+	.name = "ramster_foreign",
+	.test_cases = ramster_foreign_cases,
+};
+
+kunit_test_suite(ramster_foreign_suite);

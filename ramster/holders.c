@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * holders.c - the owner's view of the nodes that hold its pages, and
+ * where the next page goes
+ *
+ * A transport service (transport.h).  For each node that may hold our
+ * pages (our role sends, its role holds: attach tells), it keeps:
+ *  - whether the link is live (up and down events);
+ *  - the room it offers us: its last KEEPALIVE, less the PUTs we sent
+ *    since (reset to 0 when the link comes up, until it says);
+ *  - how many of our pages it says it holds (the same KEEPALIVE);
+ *  - how many of our pages we believe it holds (the remote tier counts);
+ *  - the smoothed round trip of our requests to it.
+ * Placement: the next page goes to the live holder with the most room.
+ * While the node leaves the cluster (lifecycle.c) placement is paused.
+ *
+ * Locking: ramster_holders_lock (a spinlock) protects the room and the
+ * round trip of every holder; the rest is read and written whole
+ * (READ_ONCE / WRITE_ONCE, atomics).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/spinlock.h>
+
+#include "ramster.h"
+#include "cluster.h"
+#include "holders.h"
+#include "stats.h"
+#include "transport.h"
+
+/**
+ * struct ramster_holder - what an owner knows of one node that holds its
+ * pages
+ * @holds: it may hold our pages (we have a link, our role sends, its
+ *	role holds)
+ * @live: its link is up
+ * @room: pages it last said it would take, less the PUTs sent since
+ * @held_for_us: pages of ours it last said it holds
+ * @held_there: pages of ours we believe it holds
+ * @rtt_us: smoothed round trip of requests, in microseconds
+ */
+struct ramster_holder {
+	bool holds;
+	bool live;
+	s64 room;
+	u64 held_for_us;
+	atomic64_t held_there;
+	u64 rtt_us;
+};
+
+static DEFINE_SPINLOCK(ramster_holders_lock);	/* see the file comment */
+static struct ramster_holder ramster_holders[RAMSTER_MAX_NODES];
+static bool ramster_holders_sends;	/* our role sends pages away */
+static bool ramster_holders_paused;
+
+/*********************************
+ * placement
+ *********************************/
+/* Leaving the cluster: no page goes away until this is undone. */
+void ramster_holders_pause(bool paused)
+{
+	WRITE_ONCE(ramster_holders_paused, paused);
+}
+
+/* May this node put its pages on others at all? */
+bool ramster_holders_may_remotify(void)
+{
+	return ramster_transport_running() && READ_ONCE(ramster_holders_sends) &&
+	       !READ_ONCE(ramster_holders_paused);
+}
+
+/* May @node hold our pages (and so have some to give back)? */
+bool ramster_holders_is_holder(u8 node)
+{
+	return READ_ONCE(ramster_holders[node].holds);
+}
+
+/**
+ * ramster_holders_pick - choose where the next page goes
+ * @node: the chosen node
+ *
+ * The live holder that last advertised the most free room, less what we
+ * sent it since; one page of that room is reserved.
+ *
+ * Return: 0, or -ENOSPC if no live holder has room.
+ */
+int ramster_holders_pick(u8 *node)
+{
+	struct ramster_holder *h;
+	s64 best_room = 0;
+	int i, best = -1;
+
+	spin_lock(&ramster_holders_lock);
+	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
+		h = &ramster_holders[i];
+		if (h->holds && READ_ONCE(h->live) && h->room > best_room) {
+			best = i;
+			best_room = h->room;
+		}
+	}
+	if (best >= 0)
+		ramster_holders[best].room--;
+	spin_unlock(&ramster_holders_lock);
+	if (best < 0)
+		return -ENOSPC;
+	*node = best;
+	return 0;
+}
+
+/* A request sent at @sent was answered: EWMA of 1/8, as TCP's srtt. */
+void ramster_holders_note_rtt(u8 node, ktime_t sent)
+{
+	struct ramster_holder *h = &ramster_holders[node];
+	u64 us = ktime_us_delta(ktime_get(), sent);
+
+	spin_lock(&ramster_holders_lock);
+	h->rtt_us = h->rtt_us ? h->rtt_us - (h->rtt_us >> 3) + (us >> 3) : us;
+	spin_unlock(&ramster_holders_lock);
+}
+
+void ramster_holders_held_there(u8 node, long delta)
+{
+	atomic64_add(delta, &ramster_holders[node].held_there);
+}
+
+/* Our pages @node holds, as far as we know. */
+u64 ramster_holders_held_there_count(u8 node)
+{
+	s64 n = atomic64_read(&ramster_holders[node].held_there);
+
+	return n > 0 ? n : 0;
+}
+
+/* Set the bit of every holder whose link is live. */
+void ramster_holders_live(unsigned long *nodes)
+{
+	int i;
+
+	bitmap_zero(nodes, RAMSTER_MAX_NODES);
+	for (i = 0; i < RAMSTER_MAX_NODES; i++)
+		if (READ_ONCE(ramster_holders[i].holds) &&
+		    READ_ONCE(ramster_holders[i].live))
+			__set_bit(i, nodes);
+}
+
+/*********************************
+ * the service
+ *********************************/
+static int ramster_holders_keepalive(void *ctx, u8 node,
+				     const struct ramster_wire_hdr *hdr,
+				     const void *payload)
+{
+	const struct ramster_wire_keepalive *ka = payload;
+	struct ramster_holder *h = &ramster_holders[node];
+
+	spin_lock(&ramster_holders_lock);
+	h->room = min_t(u64, le64_to_cpu(ka->free_pages), S64_MAX);
+	h->held_for_us = le64_to_cpu(ka->held_pages);
+	spin_unlock(&ramster_holders_lock);
+	return 0;
+}
+
+static const struct ramster_handler ramster_holders_handlers[] = {
+	{ RAMSTER_MSG_KEEPALIVE, RAMSTER_WIRE_RULE_KEEPALIVE,
+	  ramster_holders_keepalive },
+};
+
+static int ramster_holder_held_there_show(struct seq_file *m, void *v)
+{
+	struct ramster_holder *h = m->private;
+
+	seq_printf(m, "%lld\n", (long long)atomic64_read(&h->held_there));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ramster_holder_held_there);
+
+/* Pages it offers to take from us (its last keepalive, less our PUTs). */
+static int ramster_holder_room_show(struct seq_file *m, void *v)
+{
+	struct ramster_holder *h = m->private;
+
+	seq_printf(m, "%lld\n", max_t(s64, READ_ONCE(h->room), 0));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ramster_holder_room);
+
+static void ramster_holders_attach(void *ctx,
+				   const struct ramster_node_info *local,
+				   const struct ramster_node_info *peer)
+{
+	bool holds = ramster_role_sends(local->role) &&
+		     ramster_role_holds(peer->role);
+	struct ramster_holder *h = &ramster_holders[peer->num];
+	struct dentry *dir = ramster_stats_peer_dir(peer->num);
+
+	WRITE_ONCE(ramster_holders_sends, ramster_role_sends(local->role));
+	WRITE_ONCE(h->holds, holds);
+	debugfs_create_file("pages_held_there", 0444, dir, h,
+			    &ramster_holder_held_there_fops);
+	debugfs_create_file("room", 0444, dir, h, &ramster_holder_room_fops);
+	debugfs_create_u64("rtt_us", 0444, dir, &h->rtt_us);
+}
+
+static void ramster_holders_up(void *ctx, u8 node)
+{
+	struct ramster_holder *h = &ramster_holders[node];
+
+	spin_lock(&ramster_holders_lock);
+	h->room = 0;	/* until its first keepalive */
+	spin_unlock(&ramster_holders_lock);
+	WRITE_ONCE(h->live, true);
+}
+
+static void ramster_holders_down(void *ctx, u8 node)
+{
+	WRITE_ONCE(ramster_holders[node].live, false);
+}
+
+static void ramster_holders_restarted(void *ctx, u8 node)
+{
+	if (ramster_holders_is_holder(node))
+		pr_err("node %u restarted: the pages of ours it held are lost; loads of them will fail\n",
+		       node);
+}
+
+static const struct ramster_link_events ramster_holders_events = {
+	.attach = ramster_holders_attach,
+	.up = ramster_holders_up,
+	.down = ramster_holders_down,
+	.restarted = ramster_holders_restarted,
+};
+
+static struct ramster_service ramster_holders_service = {
+	.name = "holders",
+	.handlers = ramster_holders_handlers,
+	.nr_handlers = ARRAY_SIZE(ramster_holders_handlers),
+	.events = &ramster_holders_events,
+};
+
+/* Every holder, one line each. */
+static int ramster_holders_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	seq_puts(m, "node live held_there held_for_us  room  rtt_us\n");
+	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
+		struct ramster_holder *h = &ramster_holders[i];
+
+		if (!READ_ONCE(h->holds))
+			continue;
+		seq_printf(m, "%-4u %-4s %10lld %11llu %5lld %7llu\n", i,
+			   READ_ONCE(h->live) ? "yes" : "no",
+			   (long long)atomic64_read(&h->held_there),
+			   READ_ONCE(h->held_for_us),
+			   (long long)max_t(s64, READ_ONCE(h->room), 0),
+			   READ_ONCE(h->rtt_us));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ramster_holders);
+
+int ramster_holders_init(void)
+{
+	debugfs_create_file("holders", 0444, ramster_stats_debugfs_root(), NULL,
+			    &ramster_holders_fops);
+	return ramster_transport_register(&ramster_holders_service);
+}
+
+void ramster_holders_exit(void)
+{
+	ramster_transport_unregister(&ramster_holders_service);
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * holders.h - the owner's view of the nodes that hold its pages, and
+ * where the next page goes
+ */
+#ifndef _RAMSTER_HOLDERS_H
+#define _RAMSTER_HOLDERS_H
+
+#include <linux/ktime.h>
+#include <linux/types.h>
+
+int ramster_holders_init(void);
+void ramster_holders_exit(void);
+void ramster_holders_pause(bool paused);
+bool ramster_holders_may_remotify(void);
+bool ramster_holders_is_holder(u8 node);
+int ramster_holders_pick(u8 *node);
+void ramster_holders_note_rtt(u8 node, ktime_t sent);
+void ramster_holders_held_there(u8 node, long delta);
+u64 ramster_holders_held_there_count(u8 node);
+void ramster_holders_live(unsigned long *nodes);
+
+#endif /* _RAMSTER_HOLDERS_H */

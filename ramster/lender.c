@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lender.c - the holder's side of the protocol: this node lends its RAM
+ *
+ * A transport service (transport.h).  It answers the frames an owner
+ * sends about the pages it keeps here (PUT, GET, INVALIDATE,
+ * INVALIDATE_AREA) from the foreign store (foreign.c), says in every
+ * KEEPALIVE how much room it offers that owner and how many of its pages
+ * it holds, and asks an owner for pages back (RECALL) when the store is
+ * past its high mark or the node is leaving.  A RECALL carries a target
+ * ("keep at most N here"), so repeating it every tick until it is met is
+ * harmless.
+ *
+ * Only nodes whose role sends pages to a node of ours may store here
+ * (attach tells which); a PUT from another is refused.  When an owner
+ * restarts (a new instance), what it stored here is nobody's: dropped.
+ *
+ * The handlers run on each owner's link thread, so the frames of one
+ * owner are handled in order; the store is shared by all owners.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/debugfs.h>
+#include <linux/moduleparam.h>
+#include <linux/seq_file.h>
+
+#include "ramster.h"
+#include "cluster.h"
+#include "foreign.h"
+#include "lender.h"
+#include "stats.h"
+#include "transport.h"
+
+static unsigned int foreign_high_percent = 100;
+module_param(foreign_high_percent, uint, 0644);
+MODULE_PARM_DESC(foreign_high_percent,
+		 "recall pages from their owners above this percent of the capacity (default 100)");
+
+static unsigned int foreign_low_percent = 100;
+module_param(foreign_low_percent, uint, 0644);
+MODULE_PARM_DESC(foreign_low_percent,
+		 "... down to this percent of it, where advertised room ends too (default 100)");
+
+static struct ramster_foreign *ramster_lender_store;
+/* Owners: nodes that may store here (set at attach, before any frame). */
+static DECLARE_BITMAP(ramster_lender_owners, RAMSTER_MAX_NODES);
+
+static u32 ramster_lender_status(u8 node, const struct ramster_wire_page *page)
+{
+	if (!test_bit(node, ramster_lender_owners)) {
+		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_REFUSED);
+		return RAMSTER_ST_REFUSED;
+	}
+	return ramster_foreign_put(ramster_lender_store, node, page);
+}
+
+static int ramster_lender_put(void *ctx, u8 node,
+			      const struct ramster_wire_hdr *hdr,
+			      const void *payload)
+{
+	const struct ramster_wire_page *page = payload;
+	struct ramster_wire_status *st;
+	struct ramster_msg *msg;
+	u32 status;
+
+	status = ramster_lender_status(node, page);
+	msg = ramster_msg_alloc(RAMSTER_MSG_PUT_REPLY, sizeof(*st),
+				GFP_KERNEL | __GFP_NOWARN);
+	if (!msg)
+		return -ENOMEM;
+	st = (void *)msg->payload;
+	st->key = page->key;
+	st->status = cpu_to_le32(status);
+	st->rsvd = 0;
+	return ramster_send_reply(node, hdr, msg);
+}
+
+/* A GET_REPLY for @key with room for @clen bytes of data, status OK. */
+static struct ramster_msg *ramster_lender_reply(const struct ramster_wire_key *key,
+						u32 clen)
+{
+	struct ramster_wire_page *rp;
+	struct ramster_msg *msg;
+
+	msg = ramster_msg_alloc(RAMSTER_MSG_GET_REPLY, sizeof(*rp) + clen,
+				GFP_KERNEL | __GFP_NOWARN);
+	if (!msg)
+		return NULL;
+	rp = (void *)msg->payload;
+	memset(rp, 0, sizeof(*rp));
+	rp->key = *key;
+	return msg;
+}
+
+/*
+ * Answer with the data if the page of exactly that generation is held,
+ * with RAMSTER_ST_NOT_FOUND otherwise.  Only this owner's link thread
+ * changes its pages, so the length read first still holds when copying.
+ */
+static int ramster_lender_get(void *ctx, u8 node,
+			      const struct ramster_wire_hdr *hdr,
+			      const void *payload)
+{
+	const struct ramster_wire_key *key = payload;
+	struct ramster_wire_page *rp;
+	struct ramster_msg *msg;
+	u32 clen;
+
+	ramster_stat_inc(RAMSTER_STAT_FOREIGN_GETS);
+	clen = ramster_foreign_data_len(ramster_lender_store, node, key);
+	msg = ramster_lender_reply(key, clen);
+	if (!msg)
+		return -ENOMEM;
+	rp = (void *)msg->payload;
+	if (!clen || ramster_foreign_get(ramster_lender_store, node, rp, clen)) {
+		ramster_stat_inc(RAMSTER_STAT_FOREIGN_GETS_NOT_FOUND);
+		msg->hdr.plen = cpu_to_le32(sizeof(*rp));
+		rp->status = cpu_to_le32(RAMSTER_ST_NOT_FOUND);
+	}
+	return ramster_send_reply(node, hdr, msg);
+}
+
+static int ramster_lender_invalidate(void *ctx, u8 node,
+				     const struct ramster_wire_hdr *hdr,
+				     const void *payload)
+{
+	const struct ramster_wire_invalidate *inv = payload;
+
+	ramster_foreign_invalidate(ramster_lender_store, node,
+				   (const void *)(inv + 1),
+				   le32_to_cpu(inv->count));
+	return 0;
+}
+
+static int ramster_lender_invalidate_area(void *ctx, u8 node,
+					  const struct ramster_wire_hdr *hdr,
+					  const void *payload)
+{
+	const struct ramster_wire_area *area = payload;
+	unsigned long n;
+
+	n = ramster_foreign_drop(ramster_lender_store, node,
+				 le16_to_cpu(area->swap_type));
+	ramster_stat_add(RAMSTER_STAT_FOREIGN_INVALIDATES, n);
+	return 0;
+}
+
+static const struct ramster_handler ramster_lender_handlers[] = {
+	{ RAMSTER_MSG_PUT, RAMSTER_WIRE_RULE_PUT, ramster_lender_put },
+	{ RAMSTER_MSG_GET, RAMSTER_WIRE_RULE_GET, ramster_lender_get },
+	{ RAMSTER_MSG_INVALIDATE, RAMSTER_WIRE_RULE_INVALIDATE,
+	  ramster_lender_invalidate },
+	{ RAMSTER_MSG_INVALIDATE_AREA, RAMSTER_WIRE_RULE_INVALIDATE_AREA,
+	  ramster_lender_invalidate_area },
+};
+
+/*********************************
+ * link events
+ *********************************/
+static int ramster_lender_held_show(struct seq_file *m, void *v)
+{
+	u8 node = (uintptr_t)m->private;
+
+	seq_printf(m, "%llu\n",
+		   ramster_foreign_held_for(ramster_lender_store, node));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ramster_lender_held);
+
+static void ramster_lender_attach(void *ctx,
+				  const struct ramster_node_info *local,
+				  const struct ramster_node_info *peer)
+{
+	if (ramster_role_holds(local->role) && ramster_role_sends(peer->role))
+		set_bit(peer->num, ramster_lender_owners);
+	debugfs_create_file("pages_held_for_it", 0444,
+			    ramster_stats_peer_dir(peer->num),
+			    (void *)(uintptr_t)peer->num,
+			    &ramster_lender_held_fops);
+}
+
+/* The owner forgot what it stored here: nobody will ask for it. */
+static void ramster_lender_restarted(void *ctx, u8 node)
+{
+	unsigned long n;
+
+	n = ramster_foreign_drop(ramster_lender_store, node,
+				 RAMSTER_FOREIGN_ALL_TYPES);
+	ramster_stat_add(RAMSTER_STAT_FOREIGN_DROPPED, n);
+	if (n)
+		pr_info("dropped %lu pages held for the previous instance of node %u\n",
+			n, node);
+}
+
+/* If we hold more of its pages than we want to, ask for some back. */
+static void ramster_lender_send_recall(u8 node)
+{
+	u64 keep = ramster_foreign_recall_keep(ramster_lender_store, node,
+					       READ_ONCE(foreign_high_percent),
+					       READ_ONCE(foreign_low_percent));
+	u64 held = ramster_foreign_held_for(ramster_lender_store, node);
+	struct ramster_wire_area *area;
+	struct ramster_msg *msg;
+
+	if (keep == U64_MAX || held <= keep)
+		return;
+	msg = ramster_msg_alloc(RAMSTER_MSG_RECALL, sizeof(*area),
+				GFP_KERNEL | __GFP_NOWARN);
+	if (!msg)
+		return;
+	area = (void *)msg->payload;
+	memset(area, 0, sizeof(*area));
+	area->pages = cpu_to_le64(keep);
+	if (!ramster_send(node, msg, NULL)) {
+		ramster_stat_inc(RAMSTER_STAT_RECALLS_SENT);
+		pr_info_ratelimited("node %u: asking it to take back %llu of its %llu pages here\n",
+				    node, held - keep, held);
+	}
+}
+
+/* The keepalive says what we would still take from it and what we hold. */
+static void ramster_lender_tick(void *ctx, u8 node,
+				struct ramster_wire_keepalive *ka)
+{
+	bool owner = test_bit(node, ramster_lender_owners);
+
+	ka->free_pages = cpu_to_le64(owner ?
+		ramster_foreign_room(ramster_lender_store,
+				     READ_ONCE(foreign_high_percent),
+				     READ_ONCE(foreign_low_percent)) : 0);
+	ka->held_pages = cpu_to_le64(ramster_foreign_held_for(ramster_lender_store,
+							      node));
+	if (owner)
+		ramster_lender_send_recall(node);
+}
+
+static const struct ramster_link_events ramster_lender_events = {
+	.attach = ramster_lender_attach,
+	.restarted = ramster_lender_restarted,
+	.tick = ramster_lender_tick,
+};
+
+static struct ramster_service ramster_lender_service = {
+	.name = "lender",
+	.handlers = ramster_lender_handlers,
+	.nr_handlers = ARRAY_SIZE(ramster_lender_handlers),
+	.events = &ramster_lender_events,
+};
+
+/*********************************
+ * what the rest of the module asks
+ *********************************/
+void ramster_lender_set_capacity(u64 pages)
+{
+	ramster_foreign_set_capacity(ramster_lender_store, pages);
+}
+
+/* Leaving: refuse PUTs, offer no room, recall every page held here. */
+void ramster_lender_set_leaving(bool leaving)
+{
+	ramster_foreign_set_closed(ramster_lender_store, leaving);
+}
+
+u64 ramster_lender_total_pages(void)
+{
+	return ramster_foreign_total(ramster_lender_store);
+}
+
+u64 ramster_lender_pool_bytes(void)
+{
+	return ramster_foreign_pool_bytes(ramster_lender_store);
+}
+
+int ramster_lender_init(void)
+{
+	int ret;
+
+	ramster_lender_store = ramster_foreign_create(RAMSTER_NAME "_foreign");
+	if (!ramster_lender_store)
+		return -ENOMEM;
+	ret = ramster_transport_register(&ramster_lender_service);
+	if (ret) {
+		ramster_foreign_destroy(ramster_lender_store);
+		ramster_lender_store = NULL;
+	}
+	return ret;
+}
+
+/* Module exit: every page pins the module, so none is left. */
+void ramster_lender_exit(void)
+{
+	ramster_transport_unregister(&ramster_lender_service);
+	WARN_ON_ONCE(ramster_foreign_total(ramster_lender_store));
+	ramster_foreign_destroy(ramster_lender_store);
+	ramster_lender_store = NULL;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * transport_internal.h - what transport.c shares with transport_debug.c
+ * only; services use transport.h
+ */
+#ifndef _RAMSTER_TRANSPORT_INTERNAL_H
+#define _RAMSTER_TRANSPORT_INTERNAL_H
+
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "cluster.h"
+
+enum ramster_link_state {
+	RAMSTER_LINK_DOWN,
+	RAMSTER_LINK_CONNECTING,
+	RAMSTER_LINK_HANDSHAKE,
+	RAMSTER_LINK_LIVE,
+	RAMSTER_NR_LINK_STATES
+};
+
+/**
+ * struct ramster_peer - another node and our link to it
+ * @info: its configuration
+ * @we_connect: our number is higher: we connect, it accepts
+ * @thread: runs the link (see transport.c)
+ * @wait: the thread waits here for a handed-over socket or a stop
+ * @lock: protects the fields below it, up to @tx_mutex
+ * @state: enum ramster_link_state
+ * @accepted: a connection the listener accepted and answered
+ * @accepted_version: its negotiated protocol version
+ * @accepted_instance: its sender's instance
+ * @version: protocol version of the live link
+ * @instance: the peer's instance as of the last handshake
+ * @instance_known: @instance is valid
+ * @txq: frames waiting for the tx work
+ * @pending: requests waiting for their replies, oldest first
+ * @next_req_id: id of the next request
+ * @last_rx: jiffies of the last byte received
+ * @last_keepalive: jiffies of the last keepalive queued
+ * @link_ups: times the link came up
+ * @link_downs: times it went down
+ * @tx_mutex: serialises the tx work; protects @tx_sock
+ * @tx_sock: the live socket, for the tx work
+ * @tx_work: sends @txq
+ * @rxbuf: one received frame
+ * @debugfs: its files in peers/<num>/ (transport_debug.c)
+ */
+struct ramster_peer {
+	struct ramster_node_info info;
+	bool we_connect;
+	struct task_struct *thread;
+	wait_queue_head_t wait;
+
+	spinlock_t lock;		/* see above */
+	enum ramster_link_state state;
+	struct socket *accepted;
+	u8 accepted_version;
+	u32 accepted_instance;
+	u8 version;
+	u32 instance;
+	bool instance_known;
+	struct list_head txq;
+	struct list_head pending;
+	u64 next_req_id;
+	unsigned long last_rx;
+	unsigned long last_keepalive;
+	u64 link_ups;
+	u64 link_downs;
+
+	struct mutex tx_mutex;		/* see above */
+	struct socket *tx_sock;
+	struct work_struct tx_work;
+
+	u8 *rxbuf;
+	struct dentry *debugfs[3];
+};
+
+extern struct ramster_peer *ramster_peers[RAMSTER_MAX_NODES];
+
+const char *ramster_link_state_name(enum ramster_link_state state);
+
+#ifdef CONFIG_DEBUG_FS
+void ramster_transport_debugfs_init(struct dentry *root);
+void ramster_peer_debugfs_add(struct ramster_peer *peer);
+void ramster_peer_debugfs_remove(struct ramster_peer *peer);
+#else
+static inline void ramster_transport_debugfs_init(struct dentry *root) { }
+static inline void ramster_peer_debugfs_add(struct ramster_peer *peer) { }
+static inline void ramster_peer_debugfs_remove(struct ramster_peer *peer) { }
+#endif
+
+#endif /* _RAMSTER_TRANSPORT_INTERNAL_H */
