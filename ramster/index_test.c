@@ -203,99 +203,148 @@ static struct ramster_entry *local_entry(struct kunit *test,
 	return e;
 }
 
+/*
+ * Transitions run under the tree lock, as the module runs them; what they
+ * return is checked after it is dropped (a failed expectation allocates).
+ */
 static void put_then_holder_then_drop_local(struct kunit *test)
 {
 	struct test_tree *t = new_tree(test);
 	struct ramster_entry *e = local_entry(test, t, 1);
+	unsigned long none, dropped, again;
+	unsigned int flags_put, flags_end;
+	int refs, set;
 
 	spin_lock(&t->tree.lock);
 	ramster_entry_begin_put(&t->tree, e);
-	KUNIT_EXPECT_TRUE(test, e->flags & RAMSTER_ENTRY_REMOTIFYING);
-	KUNIT_EXPECT_EQ(test, e->refcount, 2);
+	flags_put = e->flags;
+	refs = e->refcount;
 	/* No holder yet: the local copy is the only one and stays. */
-	KUNIT_EXPECT_EQ(test, ramster_entry_drop_local(&t->tree, e, 1), 0);
+	none = ramster_entry_drop_local(&t->tree, e, 1);
 	ramster_entry_end_put(&t->tree, e);
-	KUNIT_EXPECT_FALSE(test, e->flags & RAMSTER_ENTRY_REMOTIFYING);
-	KUNIT_EXPECT_EQ(test, ramster_entry_set_holder(&t->tree, e, 4, 0xc0c0), 0);
-	KUNIT_EXPECT_TRUE(test, ramster_entry_is_remote(e));
-	KUNIT_EXPECT_EQ(test, e->crc, 0xc0c0);
+	flags_end = e->flags;
+	set = ramster_entry_set_holder(&t->tree, e, 4, 0xc0c0);
 	/* The tree and the PUT's reference only: the copy goes. */
-	KUNIT_EXPECT_EQ(test, ramster_entry_drop_local(&t->tree, e, 1), 0x1001);
+	dropped = ramster_entry_drop_local(&t->tree, e, 1);
+	again = ramster_entry_drop_local(&t->tree, e, 1);
+	ramster_entry_put(&t->tree, e);
+	spin_unlock(&t->tree.lock);
+
+	KUNIT_EXPECT_TRUE(test, flags_put & RAMSTER_ENTRY_REMOTIFYING);
+	KUNIT_EXPECT_EQ(test, refs, 2);
+	KUNIT_EXPECT_EQ(test, none, 0);
+	KUNIT_EXPECT_FALSE(test, flags_end & RAMSTER_ENTRY_REMOTIFYING);
+	KUNIT_EXPECT_EQ(test, set, 0);
+	KUNIT_EXPECT_EQ(test, e->crc, 0xc0c0);
+	KUNIT_EXPECT_EQ(test, dropped, 0x1001);
 	KUNIT_EXPECT_FALSE(test, e->flags & RAMSTER_ENTRY_LOCAL);
 	KUNIT_EXPECT_TRUE(test, list_empty(&e->lru));
 	KUNIT_EXPECT_TRUE(test, ramster_entry_remote_only(e));
-	/* Dropping again finds nothing to drop. */
-	KUNIT_EXPECT_EQ(test, ramster_entry_drop_local(&t->tree, e, 1), 0);
-	ramster_entry_put(&t->tree, e);
-	spin_unlock(&t->tree.lock);
+	KUNIT_EXPECT_EQ(test, again, 0);
 }
 
 static void local_copy_stays_while_read(struct kunit *test)
 {
 	struct test_tree *t = new_tree(test);
 	struct ramster_entry *e = local_entry(test, t, 2);
+	unsigned long while_read, after;
+	unsigned int flags;
+	int set;
 
 	spin_lock(&t->tree.lock);
-	KUNIT_EXPECT_EQ(test, ramster_entry_set_holder(&t->tree, e, 4, 1), 0);
+	set = ramster_entry_set_holder(&t->tree, e, 4, 1);
 	ramster_entry_get(e);		/* a load reads the local copy */
-	KUNIT_EXPECT_EQ(test, ramster_entry_drop_local(&t->tree, e, 0), 0);
-	KUNIT_EXPECT_TRUE(test, e->flags & RAMSTER_ENTRY_LOCAL);
+	while_read = ramster_entry_drop_local(&t->tree, e, 0);
+	flags = e->flags;
 	ramster_entry_put(&t->tree, e);	/* the load is done */
-	KUNIT_EXPECT_EQ(test, ramster_entry_drop_local(&t->tree, e, 0), 0x1002);
+	after = ramster_entry_drop_local(&t->tree, e, 0);
 	spin_unlock(&t->tree.lock);
+
+	KUNIT_EXPECT_EQ(test, set, 0);
+	KUNIT_EXPECT_EQ(test, while_read, 0);
+	KUNIT_EXPECT_TRUE(test, flags & RAMSTER_ENTRY_LOCAL);
+	KUNIT_EXPECT_EQ(test, after, 0x1002);
 }
 
 static void holders_are_distinct_and_bounded(struct kunit *test)
 {
 	struct test_tree *t = new_tree(test);
 	struct ramster_entry *e = local_entry(test, t, 3);
-	u8 holders[RAMSTER_MAX_HOLDERS];
+	int first, twice, full, forgot, forgot_again, set[RAMSTER_MAX_HOLDERS];
+	u8 holders[RAMSTER_MAX_HOLDERS], after[RAMSTER_MAX_HOLDERS];
+	u8 first_holder, first_after;
+	bool remote_after;
 	int i;
 
 	spin_lock(&t->tree.lock);
-	KUNIT_EXPECT_EQ(test, ramster_entry_set_holder(&t->tree, e, 4, 7), 0);
-	KUNIT_EXPECT_EQ(test, ramster_entry_set_holder(&t->tree, e, 4, 7), -EEXIST);
+	first = ramster_entry_set_holder(&t->tree, e, 4, 7);
+	twice = ramster_entry_set_holder(&t->tree, e, 4, 7);
 	for (i = 1; i < RAMSTER_MAX_HOLDERS; i++)
-		KUNIT_EXPECT_EQ(test, ramster_entry_set_holder(&t->tree, e, 4 + i, 9), 0);
-	KUNIT_EXPECT_EQ(test, ramster_entry_set_holder(&t->tree, e, 99, 7), -ENOSPC);
+		set[i] = ramster_entry_set_holder(&t->tree, e, 4 + i, 9);
+	full = ramster_entry_set_holder(&t->tree, e, 99, 7);
+	first_holder = ramster_entry_first_holder(e);
+	forgot = ramster_entry_forget_remote(&t->tree, e, holders);
+	remote_after = ramster_entry_is_remote(e);
+	first_after = ramster_entry_first_holder(e);
+	forgot_again = ramster_entry_forget_remote(&t->tree, e, after);
+	spin_unlock(&t->tree.lock);
+
+	KUNIT_EXPECT_EQ(test, first, 0);
+	KUNIT_EXPECT_EQ(test, twice, -EEXIST);
+	for (i = 1; i < RAMSTER_MAX_HOLDERS; i++)
+		KUNIT_EXPECT_EQ(test, set[i], 0);
+	KUNIT_EXPECT_EQ(test, full, -ENOSPC);
 	/* The first copy's checksum is the one every copy must match. */
 	KUNIT_EXPECT_EQ(test, e->crc, 7);
-	KUNIT_EXPECT_EQ(test, ramster_entry_first_holder(e), 4);
-	KUNIT_EXPECT_EQ(test, ramster_entry_forget_remote(&t->tree, e, holders),
-			RAMSTER_MAX_HOLDERS);
+	KUNIT_EXPECT_EQ(test, first_holder, 4);
+	KUNIT_EXPECT_EQ(test, forgot, RAMSTER_MAX_HOLDERS);
 	for (i = 0; i < RAMSTER_MAX_HOLDERS; i++)
 		KUNIT_EXPECT_EQ(test, holders[i], 4 + i);
-	KUNIT_EXPECT_FALSE(test, ramster_entry_is_remote(e));
-	KUNIT_EXPECT_EQ(test, ramster_entry_first_holder(e), RAMSTER_NO_NODE);
-	KUNIT_EXPECT_EQ(test, ramster_entry_forget_remote(&t->tree, e, holders), 0);
-	KUNIT_EXPECT_EQ(test, holders[0], RAMSTER_NO_NODE);
-	spin_unlock(&t->tree.lock);
+	KUNIT_EXPECT_FALSE(test, remote_after);
+	KUNIT_EXPECT_EQ(test, first_after, RAMSTER_NO_NODE);
+	KUNIT_EXPECT_EQ(test, forgot_again, 0);
+	KUNIT_EXPECT_EQ(test, after[0], RAMSTER_NO_NODE);
 }
 
 static void adopt_only_by_a_live_remote_entry(struct kunit *test)
 {
 	struct test_tree *t = new_tree(test);
 	struct ramster_entry *e = local_entry(test, t, 5);
+	bool own_copy, adopted, erased;
+	unsigned long dropped, handle, dropped2;
+	unsigned int flags;
+	bool on_lru;
+	int freed_before;
 
 	spin_lock(&t->tree.lock);
 	/* It still has its own copy: a fetched one is not taken. */
-	KUNIT_EXPECT_FALSE(test, ramster_entry_adopt_local(&t->tree, e, 0x2000));
-	KUNIT_EXPECT_EQ(test, ramster_entry_set_holder(&t->tree, e, 4, 1), 0);
-	KUNIT_EXPECT_EQ(test, ramster_entry_drop_local(&t->tree, e, 0), 0x1005);
-	KUNIT_EXPECT_TRUE(test, ramster_entry_adopt_local(&t->tree, e, 0x2000));
-	KUNIT_EXPECT_EQ(test, e->handle, 0x2000);
-	KUNIT_EXPECT_TRUE(test, e->flags & RAMSTER_ENTRY_LOCAL);
-	KUNIT_EXPECT_FALSE(test, list_empty(&e->lru));
+	own_copy = ramster_entry_adopt_local(&t->tree, e, 0x2000);
+	ramster_entry_set_holder(&t->tree, e, 4, 1);
+	dropped = ramster_entry_drop_local(&t->tree, e, 0);
+	adopted = ramster_entry_adopt_local(&t->tree, e, 0x2000);
+	handle = e->handle;
+	flags = e->flags;
+	on_lru = !list_empty(&e->lru);
 	/* Erased while the copy was on its way home: not adopted. */
-	KUNIT_EXPECT_EQ(test, ramster_entry_drop_local(&t->tree, e, 0), 0x2000);
+	dropped2 = ramster_entry_drop_local(&t->tree, e, 0);
 	ramster_entry_get(e);
 	ramster_index_erase(&t->tree, e);
-	KUNIT_EXPECT_FALSE(test, ramster_entry_adopt_local(&t->tree, e, 0x3000));
+	erased = ramster_entry_adopt_local(&t->tree, e, 0x3000);
 	ramster_entry_put(&t->tree, e);
-	KUNIT_EXPECT_EQ(test, t->freed, 0);
+	freed_before = t->freed;
 	ramster_entry_put(&t->tree, e);
-	KUNIT_EXPECT_EQ(test, t->freed, 1);
 	spin_unlock(&t->tree.lock);
+
+	KUNIT_EXPECT_FALSE(test, own_copy);
+	KUNIT_EXPECT_EQ(test, dropped, 0x1005);
+	KUNIT_EXPECT_TRUE(test, adopted);
+	KUNIT_EXPECT_EQ(test, handle, 0x2000);
+	KUNIT_EXPECT_TRUE(test, flags & RAMSTER_ENTRY_LOCAL);
+	KUNIT_EXPECT_TRUE(test, on_lru);
+	KUNIT_EXPECT_EQ(test, dropped2, 0x2000);
+	KUNIT_EXPECT_FALSE(test, erased);
+	KUNIT_EXPECT_EQ(test, freed_before, 0);
+	KUNIT_EXPECT_EQ(test, t->freed, 1);
 }
 
 static struct kunit_case ramster_entry_cases[] = {
