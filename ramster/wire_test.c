@@ -390,7 +390,7 @@ static void hello_fill_then_check(struct kunit *test)
 /* Why a hello was refused, never NULL (a refusal without one fails). */
 static const char *reason(const char *why)
 {
-	return why ? why : "(no reason)";
+	return why ? why : "(none given)";
 }
 
 static void hello_refusals(struct kunit *test)
