@@ -494,7 +494,7 @@ session_lifecycle() {
 	wait_until 300 parked 1 || problem="workload never parked"
 	held=$(cx 1 "cat /sys/kernel/debug/frontswap/curr_pages")
 	target=$((held / 4))
-	cx 1 "echo $target > $DEBUGFS/shrink_target" >/dev/null
+	cx 1 "echo $target > /sys/module/ramster/control/shrink_target" >/dev/null
 	after=$(cx 1 "cat /sys/kernel/debug/frontswap/curr_pages")
 	[ "$after" -le $((target + held / 20 + 128)) ] 2>/dev/null ||
 		problem="curr_pages $after after shrinking $held to $target"

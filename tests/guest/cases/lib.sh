@@ -6,6 +6,8 @@
 
 DBG=/sys/kernel/debug
 RAMSTER=$DBG/ramster
+# The controls (leave, drain, shrink_target): sysfs, not debugfs.
+export CONTROL=/sys/module/ramster/control
 FRONTSWAP=$DBG/frontswap
 MODDIR=/lib/modules
 

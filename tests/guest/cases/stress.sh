@@ -11,7 +11,7 @@ shrinks=0
 while kill -0 $w1 2>/dev/null || kill -0 $w2 2>/dev/null; do
 	sleep 2
 	held=$(fs_stat curr_pages)
-	echo $(( held / 2 )) > "$RAMSTER/shrink_target" && shrinks=$((shrinks + 1))
+	echo $(( held / 2 )) > "$CONTROL/shrink_target" && shrinks=$((shrinks + 1))
 done
 wait $w1; rc1=$?
 wait $w2; rc2=$?

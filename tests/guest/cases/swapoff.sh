@@ -11,9 +11,9 @@ show_stats
 # still in the swap cache or shared may stay: allow a small margin.
 margin=$(( held / 20 + 256 ))
 half=$(( held / 2 ))
-if echo "$half" > "$RAMSTER/shrink_target"; then shrink_rc=0; else shrink_rc=1; fi
+if echo "$half" > "$CONTROL/shrink_target"; then shrink_rc=0; else shrink_rc=1; fi
 after_half=$(fs_stat curr_pages)
-echo 0 > "$RAMSTER/shrink_target"
+echo 0 > "$CONTROL/shrink_target"
 after_zero=$(fs_stat curr_pages)
 dmesg | grep 'ramster: shrink to'
 show_stats
