@@ -41,9 +41,11 @@
  * @held_for_us: pages of ours it last said it holds
  * @held_there: pages of ours we believe it holds
  * @rtt_us: smoothed round trip of requests, in microseconds
+ * @debugfs: its files in peers/<num>/ exist (a failed start attaches again)
  */
 struct ramster_holder {
 	bool holds;
+	bool debugfs;
 	bool live;
 	s64 room;
 	u64 held_for_us;
@@ -198,6 +200,9 @@ static void ramster_holders_attach(void *ctx,
 
 	WRITE_ONCE(ramster_holders_sends, ramster_role_sends(local->role));
 	WRITE_ONCE(h->holds, holds);
+	if (h->debugfs)
+		return;
+	h->debugfs = true;
 	debugfs_create_file("pages_held_there", 0444, dir, h,
 			    &ramster_holder_held_there_fops);
 	debugfs_create_file("room", 0444, dir, h, &ramster_holder_room_fops);

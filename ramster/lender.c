@@ -45,6 +45,8 @@ MODULE_PARM_DESC(foreign_low_percent,
 static struct ramster_foreign *ramster_lender_store;
 /* Owners: nodes that may store here (set at attach, before any frame). */
 static DECLARE_BITMAP(ramster_lender_owners, RAMSTER_MAX_NODES);
+/* Nodes whose peers/<num>/ file exists (a failed start attaches again). */
+static DECLARE_BITMAP(ramster_lender_debugfs, RAMSTER_MAX_NODES);
 
 static u32 ramster_lender_status(u8 node, const struct ramster_wire_page *page)
 {
@@ -174,6 +176,8 @@ static void ramster_lender_attach(void *ctx,
 {
 	if (ramster_role_holds(local->role) && ramster_role_sends(peer->role))
 		set_bit(peer->num, ramster_lender_owners);
+	if (test_and_set_bit(peer->num, ramster_lender_debugfs))
+		return;
 	debugfs_create_file("pages_held_for_it", 0444,
 			    ramster_stats_peer_dir(peer->num),
 			    (void *)(uintptr_t)peer->num,

@@ -249,10 +249,23 @@ static int ramster_frontswap_load(unsigned int type, pgoff_t offset,
 		return -ENOENT;
 	}
 
-	if (local)
+	if (local) {
 		ret = ramster_local_load(entry, page);
-	else
+	} else {
 		ret = ramster_remote_load(tree, entry, page);
+		/*
+		 * Brought home meanwhile (suction, a recall), its remote
+		 * copy invalidated under our GET?  Then the copy is here,
+		 * and our reference keeps it.
+		 */
+		if (ret) {
+			spin_lock(&tree->lock);
+			local = entry->flags & RAMSTER_ENTRY_LOCAL;
+			spin_unlock(&tree->lock);
+			if (local)
+				ret = ramster_local_load(entry, page);
+		}
+	}
 	if (ret)
 		pr_err_ratelimited("swap type %u offset %lu: stored page cannot be produced (%d)\n",
 				   type, offset, ret);

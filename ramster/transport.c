@@ -830,19 +830,32 @@ err_release_sock:
 static void ramster_peer_flush(struct ramster_peer *peer)
 {
 	struct ramster_msg *msg, *next_msg;
-	struct ramster_req *req, *next_req;
-	LIST_HEAD(reqs);
+	struct ramster_req *req;
 	LIST_HEAD(msgs);
 
 	spin_lock(&peer->lock);
-	list_splice_init(&peer->pending, &reqs);
 	list_splice_init(&peer->txq, &msgs);
 	spin_unlock(&peer->lock);
-
 	list_for_each_entry_safe(msg, next_msg, &msgs, list)
 		ramster_msg_free(msg);
-	list_for_each_entry_safe(req, next_req, &reqs, list) {
-		list_del_init(&req->list);
+
+	/*
+	 * One request at a time, each taken off the pending list under the
+	 * lock: a request is always either on the list (and
+	 * ramster_req_cancel() takes it) or being completed here (and
+	 * cancel returns false, so its owner waits for ->done()).  Moving
+	 * them to a private list first would let cancel unlink one that
+	 * ->done() is about to be called on, after its owner returned.
+	 */
+	for (;;) {
+		spin_lock(&peer->lock);
+		req = list_first_entry_or_null(&peer->pending,
+					       struct ramster_req, list);
+		if (req)
+			list_del_init(&req->list);
+		spin_unlock(&peer->lock);
+		if (!req)
+			break;
 		req->done(req, -ENOTCONN, NULL, NULL);
 	}
 }
@@ -917,6 +930,10 @@ static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock)
 	peer->tx_sock = NULL;
 	mutex_unlock(&peer->tx_mutex);
 	ramster_peer_flush(peer);
+	/* The socket goes: so does its hold on the memalloc static key. */
+	lock_sock(sock->sk);
+	sk_clear_memalloc(sock->sk);
+	release_sock(sock->sk);
 	sock_release(sock);
 	spin_lock(&peer->lock);
 	peer->link_downs++;
