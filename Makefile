@@ -17,7 +17,10 @@ MODULE_DIR := $(BUILD)/module
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
 
 MODULE_SRCS := $(wildcard ramster/*.c ramster/*.h) ramster/Kbuild
-GUEST_SRCS := tests/guest/init $(wildcard tests/guest/*.c tests/guest/cases/*.sh)
+# What the initramfs is made of: the product (tools/) and the tests.
+TOOL_SRCS := tools/guest/init tools/guest/ramster-node \
+	$(wildcard tools/*.c tools/guest/*.c) $(wildcard cluster-configs/*.conf)
+TEST_GUEST_SRCS := $(wildcard tests/guest/*.c tests/guest/cases/*.sh)
 
 .PHONY: all deps kernel kernel-vanilla module initramfs check check-bisect \
 	test demo bench cluster-up cluster-stat cluster-down clean distclean
@@ -42,7 +45,9 @@ module: kernel
 	@echo "[module] building ramster.ko and ramster_kunit.ko"
 	@$(MAKE) -s -C $(KERNEL_DIR)/obj M=$(MODULE_DIR) modules
 
-initramfs: module
+# Phony (always rebuilt, it takes a second); the sources are listed so
+# that the rule says what goes in.
+initramfs: module $(TOOL_SRCS) $(TEST_GUEST_SRCS)
 	@scripts/build-initramfs.sh $(INITRAMFS) $(MODULE_DIR)
 
 check: deps

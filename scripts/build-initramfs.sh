@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Build the guests' initramfs: busybox, the ramster modules, the static
-# guest programs, /init and the test cases.
+# Build the guests' initramfs: busybox, the ramster modules, the product
+# tools (tools/: /init, ramster-node, ramster-agent, ramster-conf), the
+# cluster configs, and the tests (tests/guest/: the verifying workload,
+# the frame fuzzer and the cases).  One image serves the cluster nodes,
+# the demo and the test guests; the sources stay apart.
 #
 #   build-initramfs.sh OUT.cpio.gz MODULE_DIR
 set -euo pipefail
@@ -9,12 +12,30 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 
 die() { printf 'build-initramfs: error: %s\n' "$*" >&2; exit 1; }
 
-build_guest_programs() {
+# compile_static OUT_DIR SOURCE...: each C file into OUT_DIR/its name.
+compile_static() {
 	local out=$1 src
-	for src in "$TOP"/tests/guest/*.c; do
+	shift
+	for src in "$@"; do
 		gcc -O2 -Wall -Wextra -Werror -static \
-			-o "$out/bin/$(basename "$src" .c)" "$src"
+			-o "$out/$(basename "$src" .c)" "$src"
 	done
+}
+
+# What a cluster node runs: the product.
+add_tools() {
+	local root=$1
+	compile_static "$root/bin" "$TOP"/tools/*.c "$TOP"/tools/guest/*.c
+	install -m 0755 "$TOP/tools/guest/init" "$root/init"
+	install -m 0755 "$TOP/tools/guest/ramster-node" "$root/bin/ramster-node"
+	cp "$TOP"/cluster-configs/*.conf "$root/etc/ramster/"
+}
+
+# What the test guests (and the cluster tests) run besides.
+add_tests() {
+	local root=$1
+	compile_static "$root/bin" "$TOP"/tests/guest/*.c
+	cp "$TOP"/tests/guest/cases/*.sh "$root/cases/"
 }
 
 main() {
@@ -28,11 +49,8 @@ main() {
 	cp /bin/busybox "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
 	cp "$moddir"/ramster.ko "$moddir"/ramster_kunit.ko "$root/lib/modules/"
-	build_guest_programs "$root"
-	cp "$TOP"/tests/guest/cases/*.sh "$root/cases/"
-	cp "$TOP"/cluster-configs/*.conf "$root/etc/ramster/"
-	install -m 0755 "$TOP/tests/guest/init" "$root/init"
-	install -m 0755 "$TOP/tests/guest/ramster-node" "$root/bin/ramster-node"
+	add_tools "$root"
+	add_tests "$root"
 
 	(cd "$root" && find . -print0 | sort -z |
 		cpio --null -o -H newc --quiet --reproducible) |

@@ -73,11 +73,11 @@ run_shellcheck() {
 
 check_scripts() {
 	local f
-	for f in "$TOP"/scripts/*.sh "$TOP"/tests/*.sh "$TOP"/net-scripts/*.sh \
-		"$TOP"/.ci/run "$TOP"/ramster-cluster; do
+	for f in "$TOP"/scripts/*.sh "$TOP"/tests/*.sh "$TOP"/tests/cluster/*.sh \
+		"$TOP"/net-scripts/*.sh "$TOP"/.ci/run "$TOP"/ramster-cluster; do
 		[ -f "$f" ] && run_shellcheck "${f#"$TOP"/}" -x "$f"
 	done
-	for f in "$TOP"/tests/guest/init "$TOP"/tests/guest/ramster-node \
+	for f in "$TOP"/tools/guest/init "$TOP"/tools/guest/ramster-node \
 		"$TOP"/tests/guest/cases/*.sh; do
 		run_shellcheck "${f#"$TOP"/}" -s dash -e SC3043 "$f"
 	done
@@ -85,7 +85,7 @@ check_scripts() {
 
 check_python() {
 	local f
-	for f in "$TOP"/scripts/*.py; do
+	for f in "$TOP"/scripts/*.py "$TOP"/tools/*.py; do
 		run_check "python3 compile ${f#"$TOP"/}" python3 -c \
 			"import ast, sys; ast.parse(open(sys.argv[1]).read())" "$f"
 	done
@@ -93,7 +93,7 @@ check_python() {
 
 check_guest_programs() {
 	local f
-	for f in "$TOP"/tests/guest/*.c; do
+	for f in "$TOP"/tools/*.c "$TOP"/tools/guest/*.c "$TOP"/tests/guest/*.c; do
 		run_check "gcc -Wall -Wextra ${f#"$TOP"/}" \
 			gcc -O2 -Wall -Wextra -Werror -fsyntax-only "$f"
 	done

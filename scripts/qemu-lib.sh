@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# QEMU helpers shared by the test harness, the demo and the benchmark.
+# QEMU helpers shared by the test harness, the cluster launcher, the demo
+# and the benchmark: the one place that builds a QEMU command line.
 # Source it; it defines functions only.
 #
-# Every QEMU process started here is recorded in QEMU_PIDS, and
+#   qemu_command LOG MEM CPUS KERNEL INITRD APPEND [ARGS...]
+#                         the guest's command line, in QEMU_CMD
+#   qemu_add_swap_disk FILE [,OPTIONS] / qemu_add_tap_nic TAP MAC /
+#   qemu_add_agent SOCKET  append a device to QEMU_CMD
+#   qemu_start ...        qemu_command, then run it in the background
+#
+# Every QEMU process qemu_start starts is recorded in QEMU_PIDS, and
 # qemu_cleanup (install it with trap) kills exactly those, by PID.
 
 QEMU_PIDS=()
+QEMU_CMD=()
 QEMU_ACCEL=${QEMU_ACCEL:-}
 
 # qemu_pick_accel KERNEL INITRD CACHE_FILE: KVM only if a probe boot really
@@ -17,14 +25,14 @@ qemu_pick_accel() {
 	QEMU_ACCEL=tcg
 	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
 		log=$(mktemp)
+		QEMU_ACCEL=kvm
+		qemu_command "$log" 128 1 "$kernel" "$initrd" ramster_test=none \
+			-nic none
+		QEMU_ACCEL=tcg
 		# QEMU may abort on KVM here.  The "|| true" inside keeps the
 		# subshell from exec'ing timeout (so the abort is reported,
 		# silently, inside it) and from failing under set -e.
-		(timeout 20 qemu-system-x86_64 -accel kvm -cpu max -m 128 \
-			-kernel "$kernel" -initrd "$initrd" -nographic \
-			-no-reboot -nic none -serial "file:$log" -monitor none \
-			-append "console=ttyS0 panic=-1 ramster_test=none" ||
-			true) >/dev/null 2>&1
+		(timeout 20 "${QEMU_CMD[@]}" || true) >/dev/null 2>&1
 		if grep -q 'RAMSTER-INIT' "$log"; then QEMU_ACCEL=kvm; fi
 		rm -f "$log"
 	fi
@@ -51,18 +59,54 @@ qemu_clock_args() {
 	[ -n "$mhz" ] && echo "tsc_early_khz=$mhz tsc=reliable"
 }
 
+# qemu_command LOG MEM_MIB CPUS KERNEL INITRD APPEND [EXTRA QEMU ARGS...]
+# Sets QEMU_CMD to a guest's command line: serial console in LOG, no
+# display, no reboot (the guest's reboot is QEMU's exit), and APPEND after
+# the kernel arguments every guest gets.
+qemu_command() {
+	local log=$1 mem=$2 cpus=$3 kernel=$4 initrd=$5 append=$6 accel
+	shift 6
+	read -r -a accel <<< "$(qemu_accel_args)"
+	QEMU_CMD=(qemu-system-x86_64 "${accel[@]}" -m "$mem" -smp "$cpus"
+		-kernel "$kernel" -initrd "$initrd"
+		-append "console=ttyS0 panic=-1 loglevel=6 $(qemu_clock_args) $append"
+		-nographic -no-reboot -monitor none -serial "file:$log" "$@")
+}
+
+# qemu_add_swap_disk FILE [,MORE-OPTIONS]: a virtio disk (the guest's
+# /dev/vda) for swap.
+qemu_add_swap_disk() {
+	QEMU_CMD+=(-drive "$(qemu_swap_drive "$@")")
+}
+
+# qemu_add_tap_nic TAP MAC: a virtio NIC on an existing tap device (QEMU
+# must run in the tap's network namespace).
+qemu_add_tap_nic() {
+	QEMU_CMD+=(-netdev "tap,id=net0,ifname=$1,script=no,downscript=no"
+		-device "virtio-net-pci,netdev=net0,mac=$2")
+}
+
+# qemu_add_agent SOCKET: a second virtio console (the guest's /dev/hvc0)
+# served on the UNIX socket SOCKET, for the node's command agent.  A
+# socket path must be shorter than 108 bytes: keep it in a short
+# runtime directory, never under the clone.
+qemu_add_agent() {
+	[ "${#1}" -lt 108 ] || {
+		echo "qemu-lib: socket path too long (${#1} bytes): $1" >&2
+		return 1
+	}
+	QEMU_CMD+=(-device virtio-serial-pci
+		-chardev "socket,id=agent,path=$1,server=on,wait=off"
+		-device "virtconsole,chardev=agent")
+}
+
 # qemu_start LOG MEM_MIB CPUS KERNEL INITRD APPEND [EXTRA QEMU ARGS...]
 # Starts a guest in the background with its serial console in LOG and
 # records its PID in QEMU_PIDS (and in QEMU_LAST_PID).
 qemu_start() {
-	local log=$1 mem=$2 cpus=$3 kernel=$4 initrd=$5 append=$6
-	shift 6
-	# shellcheck disable=SC2046  # the accel args are words on purpose
-	qemu-system-x86_64 $(qemu_accel_args) -m "$mem" -smp "$cpus" \
-		-kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 loglevel=6 $(qemu_clock_args) $append" \
-		-nographic -no-reboot -monitor none -serial "file:$log" \
-		"$@" </dev/null >"$log.qemu" 2>&1 &
+	local log=$1
+	qemu_command "$@"
+	"${QEMU_CMD[@]}" </dev/null >"$log.qemu" 2>&1 &
 	QEMU_LAST_PID=$!
 	QEMU_PIDS+=("$QEMU_LAST_PID")
 }

@@ -1,62 +1,93 @@
 #!/usr/bin/env bash
-# Host test harness: boots the patched kernel in QEMU guests, one boot per
-# case, and reports every result of every case as a KTAP line.
+# Host test harness: boots the patched kernel in QEMU guests and reports
+# every result of every test as a KTAP line, as it comes.
 #
-#   tests/run.sh [CASE...]      (default: all cases; run by "make test")
+#   tests/run.sh [CASE...|cluster|cluster-SESSION...]
+#                       (default: everything; run by "make test")
 #
-# A case is a script in tests/guest/cases/ that prints "RESULT: ok NAME" or
-# "RESULT: not ok NAME # REASON" lines on the serial console.  The harness
-# knows which results each case must produce: a result that is missing
-# (crash, timeout) is a failure, and so is every result of a boot whose
-# console shows an oops, a BUG, a WARNING or a hung task.
+# Three kinds of tests, each file declaring its own results (kselftest
+# style, "# results: NAME..." lines in its header; a result that is
+# missing, because of a crash or a timeout, is a failure):
 #
-# Logs: build/test-logs/<case>/console.log.  Expects "make all" to have
-# built the kernel, the module and the initramfs.
+#   host checks         in this file: the workload's verifier, the
+#                       cluster.conf checker, the private network
+#   tests/guest/cases/  one guest boot per case; the header also gives
+#                       "# memory:", "# timeout:", "# swap disk:" and
+#                       "# kernel args:".  Every result of a boot whose
+#                       console shows an oops, a BUG, a WARNING or a hung
+#                       task fails.
+#   tests/cluster/      one cluster per session (over tests/cluster/lib.sh),
+#                       "# timeout:" for the whole session
+#
+# A result "ok NAME # SKIP REASON" is a skip, counted apart: the last line
+# is "N passed, N failed, N skipped", and the exit status is 0 only with
+# no failure.  RAMSTER_TEST_LONG_PATH=1 (set by .ci/run) adds a check that
+# clones the committed tree at a path of 150+ characters and runs the
+# writethrough cluster session from there.
+#
+# Logs: build/test-logs/.  Expects "make all" to have built the kernel,
+# the module and the initramfs.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/qemu-lib.sh
 . "$TOP/scripts/qemu-lib.sh"
-# shellcheck source=tests/cluster.sh
-. "$TOP/tests/cluster.sh"
 
 KERNEL=$TOP/build/kernel/bzImage
 INITRD=$TOP/build/initramfs.cpio.gz
 LOGS=$TOP/build/test-logs
+CASES_DIR=$TOP/tests/guest/cases
+SESSIONS_DIR=$TOP/tests/cluster
 START=$(date +%s)
+export TOP LOGS
 
-# case|guest MiB|timeout s|swap disk|extra kernel command line|results
-CASES=(
-	"basics|128|180|no||kernel_boots_frontswap_debugfs bad_module_params_refused ramster_loads_counters_zero kunit_suites_pass rmmod_empty_backend_and_reload no_kernel_warnings"
-	"integrity|128|600|yes||integrity_3x_ram rmmod_refused_with_pages_then_works integrity_no_kernel_warnings"
-	"compressors|128|900|yes||compressor_lz4 compressor_lzo compressor_zstd compressors_no_kernel_warnings"
-	"pool_limit|128|600|yes||pool_limit_rejects_to_disk pool_limit_no_kernel_warnings"
-	"writethrough|128|600|yes||writethrough_writes_device writethrough_no_kernel_warnings"
-	"swapoff|256|600|yes||shrink_to_target swapoff_with_stored_pages swapoff_no_kernel_warnings"
-	"zswap|128|600|yes|zswap.enabled=1 zswap.compressor=lz4 zswap.zpool=zsmalloc|zswap_same_image ramster_refused_while_zswap_registered zswap_no_kernel_warnings"
-	"nobackend|128|600|yes||no_backend_disk_swap nobackend_no_kernel_warnings"
-	"membership|128|120|no||membership_from_cluster_conf membership_rules_enforced membership_pins_module membership_no_kernel_warnings"
-	"stress|128|900|yes||concurrent_workloads_with_shrink stress_counters_back_to_zero stress_no_kernel_warnings"
-)
-
-KERNEL_PROBLEMS='Kernel panic|BUG:|Oops|WARNING: CPU|Call Trace|general protection fault|blocked for more than'
+export KERNEL_PROBLEMS='Kernel panic|BUG:|Oops|WARNING: CPU|Call Trace|general protection fault|blocked for more than'
 
 N=0
 PASSED=0
 FAILED=0
+SKIPPED=0
 
 elapsed() { echo "$(($(date +%s) - START))s"; }
 
+# report ok|"not ok" NAME [REASON]: one KTAP line.  An ok whose reason is
+# "SKIP ..." is a skip.
 report() {
 	local status=$1 name=$2 reason=${3:-}
 	N=$((N + 1))
-	if [ "$status" = ok ]; then
+	if [ "$status" = ok ] && [[ "$reason" == SKIP* ]]; then
+		SKIPPED=$((SKIPPED + 1))
+	elif [ "$status" = ok ]; then
 		PASSED=$((PASSED + 1))
-		echo "ok $N $name${reason:+ # $reason}"
 	else
 		FAILED=$((FAILED + 1))
-		echo "not ok $N $name${reason:+ # $reason}"
+		status="not ok"
 	fi
+	echo "$status $N $name${reason:+ # $reason}"
+}
+
+# header FILE KEY: the value of "# KEY: VALUE" lines in a test's header
+# (several lines are joined with spaces).
+header() {
+	sed -n "s/^# $2: *//p" "$1" | tr '\n' ' ' | sed 's/ *$//'
+}
+
+# report_line RESULT-LINE: report a "RESULT: ok NAME # ..." or
+# "RESULT: not ok NAME # REASON" line of a guest or a session.
+report_line() {
+	local line=${1#RESULT: } status=ok rest name reason=
+	if [[ "$line" == "not ok "* ]]; then
+		status="not ok"
+		rest=${line#not ok }
+	else
+		rest=${line#ok }
+	fi
+	name=${rest%% *}
+	if [[ "$rest" == *"#"* ]]; then
+		reason=${rest#*#}
+		reason=${reason# }
+	fi
+	report "$status" "$name" "$reason"
 }
 
 # report_problems NAME PROBLEMS: ok if PROBLEMS is empty, else not ok
@@ -90,7 +121,7 @@ host_tests() {
 # with the "FILE:LINE: error: ..." its first line announces.
 conf_tests() {
 	local out=$LOGS/host conf=$LOGS/host/ramster-conf f want got problem=
-	gcc -O2 -Wall -Wextra -Werror -o "$conf" "$TOP/tests/guest/ramster-conf.c"
+	gcc -O2 -Wall -Wextra -Werror -o "$conf" "$TOP/tools/ramster-conf.c"
 	for f in "$TOP"/cluster-configs/*.conf; do
 		"$conf" check "$f" >> "$out/conf.log" 2>&1 ||
 			problem="$problem $(basename "$f")-rejected"
@@ -131,15 +162,73 @@ netns_tests() {
 	report_problems netns_private_bridge "$problem"
 }
 
+# RAMSTER_TEST_LONG_PATH=1: the committed tree, cloned at a path of 150+
+# characters (under /tmp), runs the writethrough cluster session with this
+# clone's kernel and initramfs (the same commit's, or newer: build/ here is
+# the working tree's).  Its QEMU sockets must not live under the clone.
+LONG_PATH_BASE=
+long_path_test() {
+	local out=$LOGS/long-path dir clone last
+	rm -rf "$out"
+	mkdir -p "$out"
+	LONG_PATH_BASE=$(mktemp -d /tmp/ramster-long-path.XXXXXX)
+	dir=$LONG_PATH_BASE
+	while [ "${#dir}" -lt 150 ]; do dir=$dir/a-directory-deep-in-a-long-path; done
+	clone=$dir/ramster
+	echo "# [$(elapsed)] long path: $clone (${#clone} characters), log $out/run.log"
+	if ! git clone -q "$TOP" "$clone" > "$out/clone.log" 2>&1; then
+		report "not ok" long_path_clone_runs_cluster "git clone failed: $(tail -n 1 "$out/clone.log")"
+		return
+	fi
+	mkdir -p "$clone/build/kernel"
+	ln -s "$KERNEL" "$clone/build/kernel/bzImage"
+	ln -s "$INITRD" "$clone/build/initramfs.cpio.gz"
+	(cd "$clone" && tests/run.sh cluster-writethrough) > "$out/run.log" 2>&1 || true
+	last=$(tail -n 1 "$out/run.log")
+	if [[ "$last" =~ ^[1-9][0-9]*\ passed,\ 0\ failed ]] &&
+		grep -q '^ok .* cluster_dead_peer_writethrough_device_serves' "$out/run.log"; then
+		report ok long_path_clone_runs_cluster "${#clone}-character path: $last"
+	else
+		report "not ok" long_path_clone_runs_cluster "from ${#clone} characters: ${last:-no output} (see $out/run.log)"
+	fi
+	rm -rf "$LONG_PATH_BASE"
+	LONG_PATH_BASE=
+}
+
+SESSION_PID=
 cleanup() {
 	qemu_cleanup
 	if [ -n "$NETNS" ]; then netns_destroy "$NETNS"; fi
-	if [ -n "$CLUSTER_UP" ]; then "$CLUSTER" down >/dev/null 2>&1 || true; fi
+	# The session's own trap takes its cluster down.
+	if [ -n "$SESSION_PID" ]; then
+		kill "$SESSION_PID" 2>/dev/null || true
+		wait "$SESSION_PID" 2>/dev/null || true
+	fi
+	if [ -n "$LONG_PATH_BASE" ]; then rm -rf "$LONG_PATH_BASE"; fi
 }
 
+# results_of FILE: the results a test file declares.
+results_of() { header "$1" results; }
+
+# missing_results DECLARED SEEN REASON: every declared result not seen
+# (SEEN: space-separated, with spaces around) fails with REASON.
+missing_results() {
+	local r
+	for r in $1; do
+		[[ "$2" == *" $r "* ]] || report "not ok" "$r" "$3"
+	done
+}
+
+# run_case FILE: one guest boot for a case of tests/guest/cases/.
 run_case() {
-	local spec=$1 name mem timeout disk append results dir log r line
-	IFS='|' read -r name mem timeout disk append results <<< "$spec"
+	local file=$1 name mem timeout disk append results dir log r line
+	name=$(basename "$file" .sh)
+	mem=$(header "$file" memory)
+	mem=${mem%M}
+	timeout=$(header "$file" timeout)
+	disk=$(header "$file" "swap disk")
+	append=$(header "$file" "kernel args")
+	results=$(results_of "$file")
 	dir=$LOGS/$name
 	log=$dir/console.log
 	rm -rf "$dir"
@@ -173,16 +262,66 @@ run_case() {
 			fi
 		elif [ -n "$problem" ]; then
 			report "not ok" "$r" "$problem"
-		elif [[ "$line" == "RESULT: ok "* ]]; then
-			report ok "$r" "$(sed -n 's/^[^#]*# *//p' <<< "$line")"
 		else
-			report "not ok" "$r" "${line#*# }"
+			report_line "$line"
 		fi
 	done
 }
 
+# run_session FILE: one cluster session of tests/cluster/, its results
+# reported as its checks print them.
+run_session() {
+	local file=$1 name timeout results line seen=' ' abort='' rc=0 log r
+	name=$(basename "$file" .sh)
+	timeout=$(header "$file" timeout)
+	results=$(results_of "$file")
+	log=$LOGS/cluster-$name.log
+	echo "# [$(elapsed)] cluster session $name: timeout ${timeout}s, log $log"
+	exec {fd}< <(exec timeout -k 120 "$timeout" bash "$file" 2>"$log")
+	SESSION_PID=$!
+	while IFS= read -r line <&"$fd"; do
+		case "$line" in
+		"RESULT: "*)
+			r=${line#RESULT: }
+			r=${r#not }
+			r=${r#ok }
+			r=${r%% *}
+			if [[ " $results " != *" $r "* ]]; then
+				report "not ok" "$r" "not declared in $(basename "$file")"
+			elif [[ "$seen" == *" $r "* ]]; then
+				report "not ok" "$r" "reported twice"
+			else
+				report_line "$line"
+			fi
+			seen="$seen$r "
+			;;
+		"SESSION-ABORT: "*) abort=${line#SESSION-ABORT: } ;;
+		"# "*) echo "# [$(elapsed)] ${line#\# }" ;;
+		*) echo "$line" >> "$log" ;;
+		esac
+	done
+	exec {fd}<&-
+	wait "$SESSION_PID" || rc=$?
+	SESSION_PID=
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		abort="timed out after ${timeout}s"
+	fi
+	missing_results "$results" "$seen" \
+		"no result: ${abort:-session ended early (exit $rc), see $log}"
+	echo "# [$(elapsed)] cluster session $name: done"
+}
+
+# cases_of DIR: the test files of DIR (those that declare results).
+tests_in() {
+	local f
+	for f in "$1"/*.sh; do
+		[ -n "$(results_of "$f")" ] && echo "$f"
+	done
+	return 0
+}
+
 main() {
-	local selected=("$@") spec want count=3 sessions=()
+	local selected=("$@") f name want count=3 to_run=() sessions=()
 	qemu_traps cleanup
 	if [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ]; then
 		echo "tests/run.sh: build first: make all" >&2
@@ -191,29 +330,26 @@ main() {
 	mkdir -p "$LOGS"
 	qemu_pick_accel "$KERNEL" "$INITRD" "$TOP/build/accel"
 
-	local to_run=()
-	for spec in "${CASES[@]}"; do
-		if [ ${#selected[@]} -eq 0 ]; then
-			to_run+=("$spec")
-			continue
-		fi
-		for want in "${selected[@]}"; do
-			[ "${spec%%|*}" = "$want" ] && to_run+=("$spec")
+	# No argument: everything.  "cluster" selects every cluster
+	# session, "cluster-NAME" one of them, any other word a guest case.
+	for f in $(tests_in "$CASES_DIR"); do
+		name=$(basename "$f" .sh)
+		for want in "${selected[@]:-$name}"; do
+			[ "$want" = "$name" ] && to_run+=("$f")
 		done
 	done
-	# count starts at the three host tests.  "cluster" selects every
-	# cluster session, "cluster-NAME" one of them.
-	for spec in "${CLUSTER_SESSIONS[@]}"; do
-		want=${spec%%|*}
-		if [ ${#selected[@]} -eq 0 ] ||
-			[[ " ${selected[*]} " == *" cluster "* ]] ||
-			[[ " ${selected[*]} " == *" cluster-$want "* ]]; then
-			sessions+=("$want")
-			count=$((count + $(wc -w <<< "${spec#*|}")))
-		fi
+	for f in $(tests_in "$SESSIONS_DIR"); do
+		name=$(basename "$f" .sh)
+		for want in "${selected[@]:-cluster}"; do
+			if [ "$want" = cluster ] || [ "$want" = "cluster-$name" ]; then
+				sessions+=("$f")
+			fi
+		done
 	done
-	for spec in "${to_run[@]}"; do
-		count=$((count + $(awk -F'|' '{ print split($6, a, " ") }' <<< "$spec")))
+	# count starts at the three host checks.
+	if [ "${RAMSTER_TEST_LONG_PATH:-}" = 1 ]; then count=$((count + 1)); fi
+	for f in "${to_run[@]}" "${sessions[@]}"; do
+		count=$((count + $(wc -w <<< "$(results_of "$f")")))
 	done
 
 	echo "KTAP version 1"
@@ -222,14 +358,15 @@ main() {
 	host_tests
 	conf_tests
 	netns_tests
-	for spec in "${to_run[@]}"; do
-		run_case "$spec"
+	for f in "${to_run[@]}"; do
+		run_case "$f"
 	done
-	for want in "${sessions[@]}"; do
-		cluster_session "$want"
+	for f in "${sessions[@]}"; do
+		run_session "$f"
 	done
+	if [ "${RAMSTER_TEST_LONG_PATH:-}" = 1 ]; then long_path_test; fi
 	echo "# total time $(elapsed)"
-	echo "$PASSED passed, $FAILED failed"
+	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 	[ "$FAILED" -eq 0 ]
 }
 

@@ -1,6 +1,13 @@
 #!/bin/sh
 # Boot, frontswap debugfs, module parameter validation, registration with
 # zeroed counters, the KUnit suites, and rmmod of an empty backend.
+#
+# results: kernel_boots_frontswap_debugfs bad_module_params_refused
+# results: ramster_loads_counters_zero kunit_suites_pass
+# results: rmmod_empty_backend_and_reload no_kernel_warnings
+# memory: 128M
+# timeout: 180
+# swap disk: no
 
 # 1. The patched kernel boots and frontswap's debugfs is there, with the
 #    curr_pages file the series adds.

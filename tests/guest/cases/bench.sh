@@ -1,6 +1,7 @@
 #!/bin/sh
 # One benchmark run: bench_mode=disk|zswap|ramster, bench_mult=N (workload
-# of N x RAM).  zswap is enabled on the command line by the host.
+# of N x RAM).  zswap is enabled on the command line by the host.  Run by
+# tests/bench.sh, not by tests/run.sh (no "# results:" header).
 mode=disk
 mult=3
 # shellcheck disable=SC2013  # the command line is words, not lines

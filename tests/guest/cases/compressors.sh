@@ -1,9 +1,15 @@
 #!/bin/sh
 # The workload through each compressor the kernel has.
+#
+# results: compressor_lz4 compressor_lzo compressor_zstd
+# results: compressors_no_kernel_warnings
+# memory: 128M
+# timeout: 900
+# swap disk: yes
 mib=$(( $(ram_mib) * 2 ))
 for c in lz4 lzo zstd; do
 	if ! grep -q "^name *: $c\$" /proc/crypto; then
-		echo "RESULT: ok compressor_$c # SKIP not in this kernel"
+		skip "compressor_$c" "not in this kernel"
 		continue
 	fi
 	swap_on

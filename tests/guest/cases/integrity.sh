@@ -2,6 +2,12 @@
 # A workload of 3x RAM through ramster, loaded after swapon; rmmod while
 # pages are stored is refused; after swapoff the pages are gone and rmmod
 # works.
+#
+# results: integrity_3x_ram rmmod_refused_with_pages_then_works
+# results: integrity_no_kernel_warnings
+# memory: 128M
+# timeout: 600
+# swap disk: yes
 swap_on
 load_ramster        # after swapon: registration must init the area
 mib=$(( $(ram_mib) * 3 ))

@@ -1,7 +1,18 @@
 #!/bin/sh
 # Helpers for guest test cases (busybox sh).  A case reports each of its
-# results with ok NAME or not_ok NAME REASON; the host harness collects
-# the RESULT: lines from the console, in order.
+# results with ok NAME, not_ok NAME REASON or skip NAME REASON; the host
+# harness collects the RESULT: lines from the console.  A case declares in
+# its header what tests/run.sh needs to run it (kselftest style):
+#
+#   # results: NAME...     every result it prints, in order (several lines
+#                          may list them); a missing one is a failure
+#   # memory: 128M         guest RAM
+#   # timeout: 600         seconds before the guest is killed
+#   # swap disk: yes|no    a 1 GiB swap disk as /dev/vda
+#   # kernel args: ...     more kernel command line (optional)
+#
+# A file without "# results:" is not a test case (bench.sh is run by
+# tests/bench.sh).
 # shellcheck disable=SC3043  # busybox sh has local
 
 DBG=/sys/kernel/debug
@@ -13,6 +24,8 @@ MODDIR=/lib/modules
 
 ok() { echo "RESULT: ok $1"; }
 not_ok() { echo "RESULT: not ok $1 # $2"; }
+# A skip is not a pass: the harness counts it apart.
+skip() { echo "RESULT: ok $1 # SKIP $2"; }
 
 # check NAME CONDITION-DESCRIPTION COMMAND...: ok if COMMAND succeeds.
 check() {

@@ -1,6 +1,12 @@
 #!/bin/sh
 # configfs membership (o2nm rules): cluster.conf applied with ramster-conf,
 # then every ordering and uniqueness rule broken once.
+#
+# results: membership_from_cluster_conf membership_rules_enforced
+# results: membership_pins_module membership_no_kernel_warnings
+# memory: 128M
+# timeout: 120
+# swap disk: no
 CFG=/sys/kernel/config/ramster
 load_ramster
 

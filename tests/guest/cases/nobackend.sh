@@ -1,5 +1,10 @@
 #!/bin/sh
 # No backend at all: the patched kernel swaps to disk as before.
+#
+# results: no_backend_disk_swap nobackend_no_kernel_warnings
+# memory: 128M
+# timeout: 600
+# swap disk: yes
 swap_on
 run_workload $(( $(ram_mib) * 3 )); rc=$?
 show_stats

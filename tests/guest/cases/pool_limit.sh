@@ -1,6 +1,11 @@
 #!/bin/sh
 # A 1% pool: rejections are counted, the pages go to disk, nothing is lost,
 # and the pool stays near its limit.
+#
+# results: pool_limit_rejects_to_disk pool_limit_no_kernel_warnings
+# memory: 128M
+# timeout: 600
+# swap disk: yes
 swap_on
 load_ramster max_pool_percent=1
 out_before=$(vmstat_of pswpout)

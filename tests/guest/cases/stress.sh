@@ -2,6 +2,12 @@
 # Races: two verifying workloads in parallel on two CPUs (stores, loads,
 # duplicate stores and invalidations of two address spaces interleave),
 # while frontswap_shrink() runs again and again underneath them.
+#
+# results: concurrent_workloads_with_shrink stress_counters_back_to_zero
+# results: stress_no_kernel_warnings
+# memory: 128M
+# timeout: 900
+# swap disk: yes
 swap_on
 load_ramster max_pool_percent=30
 mib=$(( $(ram_mib) * 3 / 2 ))

@@ -1,5 +1,11 @@
 #!/bin/sh
 # swapoff while ramster holds pages of a live process.
+#
+# results: shrink_to_target swapoff_with_stored_pages
+# results: swapoff_no_kernel_warnings
+# memory: 256M
+# timeout: 600
+# swap disk: yes
 swap_on
 load_ramster max_pool_percent=50
 run_workload 96 -H $(( $(ram_mib) + 64 )) -r /tmp/ready & workload=$!

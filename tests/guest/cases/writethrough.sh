@@ -1,5 +1,10 @@
 #!/bin/sh
 # Writethrough: every page ramster stores is also written to the device.
+#
+# results: writethrough_writes_device writethrough_no_kernel_warnings
+# memory: 128M
+# timeout: 600
+# swap disk: yes
 swap_on
 load_ramster writethrough=1 max_pool_percent=60
 stores_before=$(fs_stat succ_stores)

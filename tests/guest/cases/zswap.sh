@@ -1,6 +1,13 @@
 #!/bin/sh
 # zswap from the same kernel image (zswap.enabled=1 on the command line);
 # ramster cannot take the frontswap slot zswap holds, and says so.
+#
+# results: zswap_same_image ramster_refused_while_zswap_registered
+# results: zswap_no_kernel_warnings
+# memory: 128M
+# timeout: 600
+# swap disk: yes
+# kernel args: zswap.enabled=1 zswap.compressor=lz4 zswap.zpool=zsmalloc
 swap_on
 if load_ramster 2>/dev/null; then busy=no; rmmod ramster; else busy=yes; fi
 dmesg | grep -q 'another backend (zswap?) is registered' || busy="$busy,no-message"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ramster-agent - the command agent of a cluster node (see node.sh)
+ * ramster-agent - the command agent of a cluster node (see ramster-node)
  *
  *   ramster-agent DEVICE NAME
  *
@@ -10,12 +10,12 @@
  * "RAMSTER-NODE: NAME down" on standard output (the serial console) and
  * reboots the guest, which QEMU turns into an exit.
  *
- * The agent is the node's PID 1 (/init execs node.sh, which execs the
- * agent).  It locks its memory (mlockall): when a peer dies with some of
- * this node's pages, every process whose pages were there dies of SIGBUS,
- * and PID 1 must not be among them (the kernel panics when init dies), or
- * nobody could tell the host what happened.  As PID 1 it reaps orphans,
- * and it never returns: it powers the node off.
+ * The agent is the node's PID 1 (/init execs "ramster-node boot", which
+ * execs the agent).  It locks its memory (mlockall): when a peer dies
+ * with some of this node's pages, every process whose pages were there
+ * dies of SIGBUS, and PID 1 must not be among them (the kernel panics
+ * when init dies), or nobody could tell the host what happened.  As
+ * PID 1 it reaps orphans, and it never returns: it powers the node off.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
     guest-exec.py SOCKET TIMEOUT COMMAND
 
 SOCKET is the unix socket QEMU serves the guest's second virtio console
-on; the guest's agent (tests/guest/ramster-agent.c) reads "<id> <command>"
+on; the guest's agent (tools/guest/ramster-agent.c) reads "<id> <command>"
 lines and answers with the output and "@@RAMSTER-END <id> <status>".
 Prints the output and exits with the command's status (124 on timeout,
 125 if the guest cannot be reached).

@@ -1,0 +1,274 @@
+# shellcheck shell=bash
+# The cluster sessions' library.  A session (tests/cluster/NAME.sh, run by
+# tests/run.sh as "bash FILE") boots one cluster through ./ramster-cluster
+# and runs named checks on it, one after the other; each check prints its
+# result as soon as it is known:
+#
+#   RESULT: ok NAME [# FIGURES]      RESULT: not ok NAME # PROBLEMS
+#   RESULT: ok NAME # SKIP REASON    SESSION-ABORT: REASON (nothing follows)
+#
+# tests/run.sh turns them into KTAP lines as they come, and reports every
+# result the session declared ("# results:" in its header) but did not
+# print as a failure.  Its header also gives "# timeout:" (seconds for the
+# whole session, boots included).
+#
+# From tests/run.sh: TOP, LOGS, KERNEL_PROBLEMS.  The cluster's logs are in
+# $LOGS/cluster-NAME/ (RAMSTER_CLUSTER_DIR), its sockets in a runtime
+# directory of the launcher's.
+set -euo pipefail
+
+: "${TOP:?run by tests/run.sh}" "${LOGS:?}" "${KERNEL_PROBLEMS:?}"
+
+SESSION=$(basename "$0" .sh)
+CLUSTER=$TOP/ramster-cluster
+DEBUGFS=/sys/kernel/debug/ramster
+export RAMSTER_CLUSTER_DIR=$LOGS/cluster-$SESSION
+UP_LOG=$LOGS/cluster-$SESSION-up.log
+DOWN_LOG=$LOGS/cluster-$SESSION-down.log
+# Set while the cluster is up: the exit trap takes it down.
+CLUSTER_UP=
+# Every QEMU PID the session's nodes had (for cluster_down_orderly).
+PIDS=
+
+#########################################
+# results
+#########################################
+declared_results() { sed -n 's/^# results: *//p' "$0" | tr '\n' ' '; }
+
+# problem TEXT...: what went wrong in the running check (nothing if empty).
+problem() {
+	[ -n "$*" ] || return 0
+	PROBLEM="${PROBLEM:+$PROBLEM; }$*"
+}
+
+# check NAME FUNCTION [ARGS...]: run one check and print its result.  The
+# function says what went wrong with "problem" and may set FIGURES (what
+# it measured: the comment of an ok).
+check() {
+	local name=$1
+	shift
+	PROBLEM=
+	FIGURES=
+	"$@"
+	if [ -z "$PROBLEM" ]; then
+		echo "RESULT: ok $name${FIGURES:+ # $FIGURES}"
+	else
+		echo "RESULT: not ok $name # $PROBLEM"
+	fi
+}
+
+# abort REASON: the session cannot go on; tests/run.sh fails the results
+# not reported yet with REASON.
+abort() {
+	echo "SESSION-ABORT: $*"
+	exit 1
+}
+
+# skip_session REASON: every declared result is a SKIP.
+skip_session() {
+	local r
+	for r in $(declared_results); do echo "RESULT: ok $r # SKIP $*"; done
+	exit 0
+}
+
+#########################################
+# the cluster
+#########################################
+on_exit() {
+	if [ -n "$CLUSTER_UP" ]; then
+		"$CLUSTER" down --now >> "$DOWN_LOG" 2>&1 || true
+	fi
+}
+trap on_exit EXIT
+trap 'exit 143' INT TERM
+
+# session_up CONFIG [NODE...]: boot the session's cluster, or abort.
+session_up() {
+	local conf=$1
+	shift
+	if [ "$(id -u)" != 0 ]; then
+		skip_session "network namespaces and taps need root"
+	fi
+	rm -rf "$RAMSTER_CLUSTER_DIR"
+	echo "# cluster $SESSION: up $(basename "$conf") $*, log $RAMSTER_CLUSTER_DIR"
+	CLUSTER_UP=yes
+	if ! "$CLUSTER" up "$conf" "$@" > "$UP_LOG" 2>&1; then
+		CLUSTER_UP=
+		abort "up failed: $(tail -n 1 "$UP_LOG")"
+	fi
+	PIDS="$(cat "$RAMSTER_CLUSTER_DIR"/nodes/*/pid)"
+}
+
+session_down() {
+	local ret=0
+	"$CLUSTER" down > "$DOWN_LOG" 2>&1 || ret=$?
+	CLUSTER_UP=
+	return $ret
+}
+
+# cx NODE CMD...: run a command in a node; its output, never a failure.
+cx() { "$CLUSTER" exec "$@" 2>&1 | tr -d '\r' || true; }
+
+# dbg NODE FILE: one value from a node's debugfs (empty if unreadable).
+dbg() { cx "$1" "cat $DEBUGFS/$2" | head -n 1; }
+
+# node_conf NODE KEY: a value of the node's stanza in the cluster.conf.
+node_conf() { "$TOP/build/host/ramster-conf" get "$RAMSTER_CLUSTER_DIR/cluster.conf" "$1" "$2"; }
+
+# RAM of a node's guest, MiB: the workloads are sized from it.
+node_mem() { node_conf "$1" memory; }
+
+set_param() { cx "$1" "echo $3 > /sys/module/ramster/parameters/$2" >/dev/null; }
+
+# wait_until TIMEOUT_S CMD...: poll every second until CMD succeeds.
+wait_until() {
+	local timeout=$1 waited=0
+	shift
+	until "$@"; do
+		waited=$((waited + 1))
+		[ "$waited" -lt "$timeout" ] || return 1
+		sleep 1
+	done
+}
+
+peer_state_is() { [ "$(dbg "$1" "peers/$2/state")" = "$3" ]; }
+peer_ups_are() { [ "$(dbg "$1" "peers/$2/link_ups")" = "$3" ]; }
+remote_is_zero() { [ "$(dbg "$1" remote_pages)" = 0 ]; }
+foreign_at_most() { [ "$(dbg "$1" foreign_pages)" -le "$2" ] 2>/dev/null; }
+
+# sum_of FILE NODE...: a counter added over nodes.
+sum_of() {
+	local file=$1 num v total=0
+	shift
+	for num in "$@"; do
+		v=$(dbg "$num" "$file")
+		[[ "$v" =~ ^[0-9]+$ ]] && total=$((total + v))
+	done
+	echo "$total"
+}
+
+# p50 and p99 of a node's remote load latencies, in microseconds.
+latency_figures() {
+	cx "$1" "cat $DEBUGFS/remote_load_latency_us" | grep -E '^[0-9]+$' | sort -n |
+		awk '{ a[NR] = $1 } END { if (NR) printf "remote load latency p50 %d us, p99 %d us (%d samples)", a[int((NR + 1) / 2)], a[int(NR * 0.99 + 0.5)], NR }'
+}
+
+#########################################
+# workloads
+#########################################
+# load_bg NODE MIB [SEED]: start the verifying workload (one pass).
+load_bg() {
+	cx "$1" "/bin/workload -m $2 -s ${3:-1} -p 1 -q > /tmp/load.out 2>&1 &" >/dev/null
+}
+
+load_result() { cx "$1" "cat /tmp/load.out" | grep 'workload: result' || true; }
+
+# load_bad NODE: bad pages of the finished workload, or "none" if it did
+# not finish.
+load_bad() {
+	local line
+	line=$(load_result "$1")
+	if [ -z "$line" ]; then
+		echo none
+	else
+		line=${line##*bad=}
+		echo "${line%% *}"
+	fi
+}
+
+# watch_loads TIMEOUT_S "NODE:FILE"...: poll until every node in LOADING
+# finished its workload; WATCH_MAX["NODE:FILE"] gets the largest value seen.
+declare -A WATCH_MAX
+watch_loads() {
+	local timeout=$1 start spec v busy num
+	shift
+	WATCH_MAX=()
+	start=$(date +%s)
+	while :; do
+		for spec in "$@"; do
+			v=$(dbg "${spec%%:*}" "${spec#*:}")
+			[[ "$v" =~ ^[0-9]+$ ]] || continue
+			if [ "$v" -gt "${WATCH_MAX[$spec]:-0}" ]; then WATCH_MAX[$spec]=$v; fi
+		done
+		busy=
+		for num in $LOADING; do
+			[ -n "$(load_result "$num")" ] || busy=yes
+		done
+		[ -n "$busy" ] || return 0
+		[ $(($(date +%s) - start)) -lt "$timeout" ] || return 1
+		sleep 2
+	done
+}
+
+# park NODE: a workload of a quarter of the node's RAM pushed out to swap
+# by a hog of 2.75x RAM, waiting (memory allocated) until /tmp/ready.go
+# appears.  Once the hog is gone the node has memory to spare (suction's
+# mark is 25% of RAM available) even with the quarter back in.  It is an
+# orphan of the agent, which records how it ended in /tmp/reaped (a shell
+# waiting for it could itself die with a dead peer's pages).
+park() {
+	local mem
+	mem=$(node_mem "$1")
+	cx "$1" "rm -f /tmp/ready /tmp/ready.go; /bin/workload -m $((mem / 4)) -H $((mem * 11 / 4)) -r /tmp/ready -p 1 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
+}
+parked() { [ -n "$(cx "$1" "ls /tmp/ready 2>/dev/null")" ]; }
+unpark() { cx "$1" "touch /tmp/ready.go" >/dev/null; }
+# shellcheck disable=SC2016  # expanded in the guest
+load_exit() { cx "$1" 'grep "^$(cat /tmp/load.pid) " /tmp/reaped 2>/dev/null' | cut -d' ' -f2; }
+load_exited() { [ -n "$(load_exit "$1")" ]; }
+
+# park_with_remote NODE: park NODE's workload and wait for it; a problem
+# unless pages of it are on another node (PARKED_REMOTE: how many).
+park_with_remote() {
+	local v
+	park "$1"
+	wait_until 300 parked "$1" || problem "workload never parked"
+	v=$(dbg "$1" remote_pages)
+	[ "$v" -gt 0 ] 2>/dev/null || problem "no remote pages once parked ($v)"
+	# shellcheck disable=SC2034  # read by the sessions' figures
+	PARKED_REMOTE=$v
+}
+
+# verify_parked NODE: once unparked, wait for the workload; a problem
+# unless it exited 0 with 0 bad pages.
+verify_parked() {
+	if ! wait_until 300 load_exited "$1"; then
+		problem "node $1: workload did not finish"
+		return
+	fi
+	[ "$(load_exit "$1")" = 0 ] || problem "node $1: workload exit $(load_exit "$1")"
+	[ "$(load_bad "$1")" = 0 ] || problem "node $1: bad pages: $(load_bad "$1")"
+}
+
+#########################################
+# checks every session can use
+#########################################
+# Kernel problems in any console of the session (restarts included).
+check_consoles_clean() {
+	local f
+	for f in "$RAMSTER_CLUSTER_DIR"/nodes/*/console*.log; do
+		[ -f "$f" ] || continue
+		if grep -qaE "$KERNEL_PROBLEMS" "$f"; then
+			problem "$(basename "$(dirname "$f")"): $(grep -m1 -aE "$KERNEL_PROBLEMS" "$f" | tr -d '\r' | cut -c1-100)"
+		fi
+	done
+}
+
+# An orderly down: every node says so on its console, no QEMU process of
+# the session is left, nor its namespace or runtime directory.
+check_down_orderly() {
+	local num name runtime
+	runtime=$(cat "$RAMSTER_CLUSTER_DIR/runtime" 2>/dev/null || true)
+	session_down || problem "down failed: $(tail -n 1 "$DOWN_LOG")"
+	for num in $PIDS; do
+		if kill -0 "$num" 2>/dev/null; then problem "pid-$num-alive"; fi
+	done
+	for num in "$RAMSTER_CLUSTER_DIR"/nodes/*/; do
+		num=$(basename "$num")
+		name=$(node_conf "$num" name)
+		grep -aq "RAMSTER-NODE: $name down" "$RAMSTER_CLUSTER_DIR/nodes/$num/console.log" ||
+			problem "$name-not-orderly"
+	done
+	if [ -f "$RAMSTER_CLUSTER_DIR/netns" ]; then problem "namespace-left"; fi
+	if [ -n "$runtime" ] && [ -e "$runtime" ]; then problem "runtime-dir-left"; fi
+}

@@ -1,0 +1,154 @@
+# shellcheck shell=bash
+# pair: two peers and a borrowed number (tests/configs/pair-fuzz.conf).
+# Node 2 boots late; the pair under pressure; swapoff with pages on the
+# peer; malformed frames from a fuzzer; a peer restart; an orderly down.
+#
+# results: cluster_late_node_joins cluster_pair_up_and_exec
+# results: cluster_nodes_reach_each_other cluster_stat_reads_every_node
+# results: cluster_pair_remote_pages cluster_pair_swapoff_back_to_zero
+# results: cluster_malformed_frames_rejected cluster_peer_restart_reconnects
+# results: cluster_down_orderly cluster_pair_no_kernel_warnings
+# timeout: 3600
+
+# shellcheck source=tests/cluster/lib.sh
+. "$TOP/tests/cluster/lib.sh"
+
+# Start order: node 2 boots well after node 1, which then uses it.
+late_node_joins() {
+	peer_state_is 1 2 down ||
+		problem "node 1 sees node 2 as $(dbg 1 peers/2/state) before it boots"
+	sleep 5
+	"$CLUSTER" start 2 >> "$UP_LOG" 2>&1 || problem "start 2 failed"
+	wait_until 30 peer_state_is 1 2 live ||
+		problem "link 1-2 not live 30s after node 2 booted"
+	PIDS="$(cat "$RAMSTER_CLUSTER_DIR"/nodes/*/pid)"
+}
+
+# configfs marks each node's own stanza local; exec returns the status.
+up_and_exec() {
+	local out
+	out=$(cx 1 cat /sys/kernel/config/ramster/node1/local /sys/kernel/config/ramster/node2/local | tr '\n' ' ')
+	[ "$out" = "1 0 " ] || problem "node1 local flags: '$out'"
+	out=$(cx 2 cat /sys/kernel/config/ramster/node2/local)
+	[ "$out" = 1 ] || problem "node2 local flag: '$out'"
+	if "$CLUSTER" exec 2 false 2>/dev/null; then problem "exit-status-lost"; fi
+}
+
+reach_each_other() {
+	local out
+	if out=$("$CLUSTER" exec 1 ping -c 10 -i 0.2 10.213.0.2 2>&1) &&
+		"$CLUSTER" exec 2 ping -c 3 -i 0.2 10.213.0.1 >/dev/null 2>&1; then
+		FIGURES="ping rtt min/avg/max $(sed -n 's|.*min/avg/max = \([0-9./]*\) ms|\1|p' <<< "$out") ms"
+	else
+		problem "$(tail -n 2 <<< "$out" | tr '\n' ' ')"
+	fi
+}
+
+stat_reads_every_node() {
+	local out
+	out=$("$CLUSTER" stat 2>&1) || true
+	echo "$out" > "$RAMSTER_CLUSTER_DIR/stat-idle.txt"
+	grep -qE '^stored_pages +[0-9]+ +[0-9]+' <<< "$out" ||
+		problem "see $RAMSTER_CLUSTER_DIR/stat-idle.txt"
+}
+
+# The pair under pressure: node 1 at 3x its RAM.
+pair_remote_pages() {
+	local puts0 puts1 t0 t1 bad
+	puts0=$(dbg 1 remote_puts)
+	t0=$(date +%s)
+	load_bg 1 $((MEM * 3))
+	LOADING=1 watch_loads 900 1:remote_pages 2:foreign_pages || true
+	t1=$(date +%s)
+	puts1=$(dbg 1 remote_puts)
+	bad=$(load_bad 1)
+	"$CLUSTER" stat > "$RAMSTER_CLUSTER_DIR/stat-pair.txt" 2>&1 || true
+	[ "$bad" = 0 ] || problem "bad pages: $bad"
+	[ "${WATCH_MAX[1:remote_pages]:-0}" -gt 0 ] || problem "node 1 never had remote pages"
+	[ "${WATCH_MAX[2:foreign_pages]:-0}" -gt 0 ] || problem "node 2 never held foreign pages"
+	FIGURES="peak remote ${WATCH_MAX[1:remote_pages]:-0}, peak foreign ${WATCH_MAX[2:foreign_pages]:-0}, $((puts1 - puts0)) pages remotified in $((t1 - t0))s ($(( (puts1 - puts0) / (t1 - t0 + 1) ))/s), $(latency_figures 1)"
+}
+
+# Swapoff while a parked process has pages on node 2: every page comes
+# home, both sides drop to 0, the process verifies them all.
+swapoff_back_to_zero() {
+	local t0 t1 spec num
+	set_param 1 suction_interval_ms 0
+	park_with_remote 1
+	t0=$(date +%s)
+	cx 1 "swapoff /dev/vda; echo swapoff-exit=\$?" > "$RAMSTER_CLUSTER_DIR/swapoff.txt"
+	t1=$(date +%s)
+	grep -q 'swapoff-exit=0' "$RAMSTER_CLUSTER_DIR/swapoff.txt" || problem "swapoff failed"
+	sleep 2
+	for spec in 1:stored_pages 1:remote_pages 2:foreign_pages \
+		1:peers/2/pages_held_there 2:peers/1/pages_held_for_it; do
+		num=$(dbg "${spec%%:*}" "${spec#*:}")
+		[ "$num" = 0 ] || problem "$spec=$num"
+	done
+	unpark 1
+	verify_parked 1
+	cx 1 "swapon /dev/vda" >/dev/null
+	set_param 1 suction_interval_ms 1000
+	FIGURES="swapoff with $PARKED_REMOTE remote pages took $((t1 - t0))s; 0 left anywhere, 0 bad"
+}
+
+# Malformed frames to node 1 (from node 2's VM, as node 9) while node 2
+# keeps swapping through node 1.
+malformed_frames_rejected() {
+	local fuzz spec num bad
+	cx 2 "ip addr add 10.213.0.9/24 dev eth0" >/dev/null
+	load_bg 2 $((MEM * 2)) 7
+	fuzz=$(cx 2 "/bin/ramster-fuzz -a 10.213.0.1 -p 7777 -s 10.213.0.9 -n 9 -t 1 -c ramster")
+	echo "$fuzz" > "$RAMSTER_CLUSTER_DIR/fuzz.txt"
+	LOADING=2 watch_loads 600 || problem "node 2 workload did not finish"
+	grep -q 'fuzz: result failures=0' <<< "$fuzz" ||
+		problem "$(grep -c 'NOT closed' <<< "$fuzz") connections not closed"
+	for spec in rx_bad_magic:2 rx_bad_version:1 rx_unknown_type:2 rx_bad_flags:1 \
+		rx_bad_length:2 rx_before_handshake:1 rx_bad_crc:2 rx_bad_node:1 \
+		rx_bad_payload:1 handshake_rejects:3 protocol_errors:1; do
+		num=$(dbg 1 "${spec%:*}")
+		if ! [[ "$num" =~ ^[0-9]+$ ]] || [ "$num" -lt "${spec#*:}" ]; then
+			problem "${spec%:*}=$num (want >= ${spec#*:})"
+		fi
+	done
+	num=$(dbg 1 peers/2/link_downs)
+	[ "$num" = 0 ] || problem "legit link 1-2 went down $num times"
+	bad=$(load_bad 2)
+	[ "$bad" = 0 ] || problem "node 2 bad pages: $bad"
+	[ "$(dbg 2 remote_puts)" -gt 0 ] 2>/dev/null || problem "node 2 sent no pages"
+	FIGURES="$(grep -c ' closed$' <<< "$fuzz" || true) cases counted and closed, legit link kept"
+}
+
+# Node 2 restarts while node 1 is idle; node 1 reconnects and uses it.
+peer_restart_reconnects() {
+	local puts0 puts1 bad
+	cx 2 "swapoff /dev/vda" >/dev/null
+	if ! "$CLUSTER" restart 2 >> "$UP_LOG" 2>&1; then
+		problem "restart failed: $(tail -n 1 "$UP_LOG")"
+		return
+	fi
+	PIDS="$PIDS $(cat "$RAMSTER_CLUSTER_DIR"/nodes/2/pid)"
+	wait_until 30 peer_ups_are 1 2 2 ||
+		problem "node 1: link_ups to node 2 is $(dbg 1 peers/2/link_ups), want 2"
+	wait_until 10 peer_state_is 1 2 live || problem "link not live after restart"
+	puts0=$(dbg 1 remote_puts)
+	load_bg 1 $((MEM * 2)) 3
+	LOADING=1 watch_loads 600 || problem "workload did not finish"
+	bad=$(load_bad 1)
+	[ "$bad" = 0 ] || problem "bad pages: $bad"
+	puts1=$(dbg 1 remote_puts)
+	[ "$puts1" -gt "$puts0" ] 2>/dev/null || problem "no pages to the restarted peer"
+}
+
+session_up "$TOP/tests/configs/pair-fuzz.conf" 1
+MEM=$(node_mem 1)
+check cluster_late_node_joins late_node_joins
+check cluster_pair_up_and_exec up_and_exec
+check cluster_nodes_reach_each_other reach_each_other
+check cluster_stat_reads_every_node stat_reads_every_node
+check cluster_pair_remote_pages pair_remote_pages
+check cluster_pair_swapoff_back_to_zero swapoff_back_to_zero
+check cluster_malformed_frames_rejected malformed_frames_rejected
+check cluster_peer_restart_reconnects peer_restart_reconnects
+check cluster_down_orderly check_down_orderly
+check cluster_pair_no_kernel_warnings check_consoles_clean
