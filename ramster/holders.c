@@ -24,6 +24,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 
 #include "ramster.h"
 #include "cluster.h"
@@ -41,6 +42,8 @@
  * @held_for_us: pages of ours it last said it holds
  * @held_there: pages of ours we believe it holds
  * @rtt_us: smoothed round trip of requests, in microseconds
+ * @epoch: times its link came up
+ * @down_since: jiffies when its link went down (or we attached to it)
  * @debugfs: its files in peers/<num>/ exist (a failed start attaches again)
  */
 struct ramster_holder {
@@ -51,12 +54,16 @@ struct ramster_holder {
 	u64 held_for_us;
 	atomic64_t held_there;
 	u64 rtt_us;
+	unsigned long epoch;
+	unsigned long down_since;
 };
 
 static DEFINE_SPINLOCK(ramster_holders_lock);	/* see the file comment */
 static struct ramster_holder ramster_holders[RAMSTER_MAX_NODES];
 static bool ramster_holders_sends;	/* our role sends pages away */
 static bool ramster_holders_paused;
+/* Loads waiting for a holder's link to come back (ramster_holders_up()). */
+static DECLARE_WAIT_QUEUE_HEAD(ramster_holders_wait);
 
 /*********************************
  * placement
@@ -136,6 +143,45 @@ u64 ramster_holders_held_there_count(u8 node)
 	return n > 0 ? n : 0;
 }
 
+/* How many times @node's link came up: a load's view before it asks. */
+unsigned long ramster_holders_epoch(u8 node)
+{
+	if (node >= RAMSTER_MAX_NODES)
+		return 0;
+	return READ_ONCE(ramster_holders[node].epoch);
+}
+
+/**
+ * ramster_holders_wait_live - wait for a holder's link to come back
+ * @node: the holder
+ * @epoch: ramster_holders_epoch() before the request that found the
+ *	link down
+ * @wait_ms: how long after the link went down a load may wait
+ *
+ * A link that is down is a transient until it has been down @wait_ms:
+ * then loads of its pages fail at once instead of each waiting again.
+ * The wait ends early for a fatal signal.
+ *
+ * Return: true if the link came up again since @epoch: ask again.
+ */
+bool ramster_holders_wait_live(u8 node, unsigned long epoch,
+			       unsigned int wait_ms)
+{
+	struct ramster_holder *h;
+	unsigned long deadline;
+	long left;
+
+	if (node >= RAMSTER_MAX_NODES || !READ_ONCE(ramster_holders[node].holds))
+		return false;
+	h = &ramster_holders[node];
+	deadline = READ_ONCE(h->down_since) + msecs_to_jiffies(wait_ms);
+	left = time_after(deadline, jiffies) ? deadline - jiffies : 0;
+	left = wait_event_killable_timeout(ramster_holders_wait,
+					   READ_ONCE(h->epoch) != epoch &&
+					   READ_ONCE(h->live), left);
+	return left > 0 || (READ_ONCE(h->epoch) != epoch && READ_ONCE(h->live));
+}
+
 /* Set the bit of every holder whose link is live. */
 void ramster_holders_live(unsigned long *nodes)
 {
@@ -199,6 +245,7 @@ static void ramster_holders_attach(void *ctx,
 	struct dentry *dir = ramster_stats_peer_dir(peer->num);
 
 	WRITE_ONCE(ramster_holders_sends, ramster_role_sends(local->role));
+	WRITE_ONCE(h->down_since, jiffies);
 	WRITE_ONCE(h->holds, holds);
 	if (h->debugfs)
 		return;
@@ -216,12 +263,17 @@ static void ramster_holders_up(void *ctx, u8 node)
 	spin_lock(&ramster_holders_lock);
 	h->room = 0;	/* until its first keepalive */
 	spin_unlock(&ramster_holders_lock);
+	WRITE_ONCE(h->epoch, h->epoch + 1);
 	WRITE_ONCE(h->live, true);
+	wake_up_all(&ramster_holders_wait);
 }
 
 static void ramster_holders_down(void *ctx, u8 node)
 {
-	WRITE_ONCE(ramster_holders[node].live, false);
+	struct ramster_holder *h = &ramster_holders[node];
+
+	WRITE_ONCE(h->down_since, jiffies);
+	WRITE_ONCE(h->live, false);
 }
 
 static void ramster_holders_restarted(void *ctx, u8 node)

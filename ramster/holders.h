@@ -19,5 +19,8 @@ void ramster_holders_note_rtt(u8 node, ktime_t sent);
 void ramster_holders_held_there(u8 node, long delta);
 u64 ramster_holders_held_there_count(u8 node);
 void ramster_holders_live(unsigned long *nodes);
+unsigned long ramster_holders_epoch(u8 node);
+bool ramster_holders_wait_live(u8 node, unsigned long epoch,
+			       unsigned int wait_ms);
 
 #endif /* _RAMSTER_HOLDERS_H */

@@ -15,9 +15,12 @@
  * cannot take are refused by the store path and go to the swap device.
  *
  * Remote load: a synchronous GET to the holder, bounded by the request
- * timeout.  The reply must name the same (type, offset, generation) and
- * carry data of the length and crc32c recorded when the page left; only
- * then is it decompressed.  Anything else is an error, counted, logged,
+ * timeout.  A link that is down is a transient: the load waits for it to
+ * come back, up to remote_wait_ms after it went down (so loads of a node
+ * that stays away fail at once after that), and asks again.  The reply
+ * must name the same (type, offset, generation) and carry data of the
+ * length and crc32c recorded when the page left; only then is it
+ * decompressed.  Anything else is an error, counted, logged,
  * and never returned as data.  Loads leave the remote copy in place.
  *
  * Invalidation: an entry's remote copies are forgotten when the entry is
@@ -70,6 +73,11 @@ static unsigned int remote_interval_ms = 1000;
 module_param(remote_interval_ms, uint, 0644);
 MODULE_PARM_DESC(remote_interval_ms,
 		 "background remotification interval (default 1000)");
+
+static unsigned int remote_wait_ms = 5000;
+module_param(remote_wait_ms, uint, 0644);
+MODULE_PARM_DESC(remote_wait_ms,
+		 "a load waits this long for a holder's link to come back before it fails (default 5000)");
 
 static unsigned int remote_window = 32;
 module_param(remote_window, uint, 0644);
@@ -423,11 +431,14 @@ out:
 }
 
 /*
- * GET an entry's data from its holder into @buf (entry->length bytes),
- * verified: same key, length and crc32c.  Counts failures.
+ * One GET of an entry's data from @holder into @buf (entry->length
+ * bytes), verified: same key, length and crc32c.  Returns 0, -EIO for an
+ * answer that is not the page, -ENOTCONN when the link is or went down,
+ * or another errno.
  */
-static int ramster_remote_get(struct ramster_tree *tree,
-			      struct ramster_entry *entry, void *buf)
+static int ramster_remote_get_once(struct ramster_tree *tree,
+				   struct ramster_entry *entry, u8 holder,
+				   void *buf)
 {
 	struct ramster_get_req greq = {
 		.tree = tree,
@@ -444,41 +455,57 @@ static int ramster_remote_get(struct ramster_tree *tree,
 	init_completion(&greq.done);
 	msg = ramster_msg_alloc(RAMSTER_MSG_GET, sizeof(*key),
 				GFP_NOIO | __GFP_NOWARN);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto out_failed;
-	}
+	if (!msg)
+		return -ENOMEM;
 	key = (void *)msg->payload;
 	ramster_key_fill(key, tree, entry);
 
-	ret = ramster_send(ramster_entry_first_holder(entry), msg, &greq.req);
+	ret = ramster_send(holder, msg, &greq.req);
 	if (ret)
-		goto out_failed;
+		return ret;
 	/* The link's own request timeout answers first; this is a backstop. */
 	timeout = msecs_to_jiffies(ramster_transport_request_timeout_ms() + 2000);
 	if (!wait_for_completion_timeout(&greq.done, timeout)) {
-		if (ramster_req_cancel(&greq.req)) {
-			ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_TIMEOUT);
-			ret = -ETIMEDOUT;
-			goto out_log;
-		}
+		if (ramster_req_cancel(&greq.req))
+			return -ETIMEDOUT;
 		wait_for_completion(&greq.done);
 	}
-	ret = greq.err;
-	if (ret == -EIO) {
-		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_BAD);
-		goto out_log;
-	}
-	if (ret)
-		goto out_failed;
-	return 0;
+	return greq.err;
+}
 
-out_failed:
-	ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_FAILED);
-out_log:
+/*
+ * GET an entry's data from its holder, waiting out a link that is down
+ * (see the file comment).  Counts and logs failures.
+ */
+static int ramster_remote_get(struct ramster_tree *tree,
+			      struct ramster_entry *entry, void *buf)
+{
+	u8 holder = ramster_entry_first_holder(entry);
+	unsigned long epoch;
+	bool waited = false;
+	int ret;
+
+	for (;;) {
+		epoch = ramster_holders_epoch(holder);
+		ret = ramster_remote_get_once(tree, entry, holder, buf);
+		if (ret != -ENOTCONN ||
+		    !ramster_holders_wait_live(holder, epoch,
+					       READ_ONCE(remote_wait_ms)))
+			break;
+		waited = true;
+	}
+	if (waited)
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_WAITED);
+	if (!ret)
+		return 0;
+	if (ret == -ETIMEDOUT)
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_TIMEOUT);
+	else if (ret == -EIO)
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_BAD);
+	else
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_FAILED);
 	pr_err_ratelimited("swap type %u offset %lu: page held by node %u cannot be fetched (%d)\n",
-			   tree->type, entry->offset,
-			   ramster_entry_first_holder(entry), ret);
+			   tree->type, entry->offset, holder, ret);
 	return ret;
 }
 
