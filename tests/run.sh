@@ -10,7 +10,8 @@
 # missing, because of a crash or a timeout, is a failure):
 #
 #   host checks         in this file: the workload's verifier, the
-#                       cluster.conf checker, the private network
+#                       cluster.conf checker, the private network, a
+#                       launcher "up" that fails cleans up
 #   tests/guest/cases/  one guest boot per case; the header also gives
 #                       "# memory:", "# timeout:", "# swap disk:" and
 #                       "# kernel args:".  Every result of a boot whose
@@ -160,6 +161,35 @@ netns_tests() {
 	fi
 	NETNS=
 	report_problems netns_private_bridge "$problem"
+}
+
+# A launcher "up" that fails removes everything it made: its QEMU
+# processes, its network namespace, its runtime directory.  With a boot
+# timeout of 0 s it fails right after starting the nodes.
+failed_up_test() {
+	local dir=$LOGS/failed-up log=$LOGS/failed-up.log ns runtime pid pids problem=
+	rm -rf "$dir"
+	if RAMSTER_CLUSTER_DIR=$dir RAMSTER_BOOT_TIMEOUT=0 \
+		"$TOP/ramster-cluster" up "$TOP/cluster-configs/pair.conf" > "$log" 2>&1; then
+		problem="up did not fail"
+		RAMSTER_CLUSTER_DIR=$dir "$TOP/ramster-cluster" down --now >> "$log" 2>&1 || true
+	fi
+	ns=$(sed -n 's/.*network namespace \([^ ,]*\),.*/\1/p' "$log")
+	runtime=$(sed -n 's/.*, runtime \(.*\)$/\1/p' "$log")
+	[ -n "$ns" ] || problem="$problem no-namespace-made"
+	if [ -n "$ns" ] && ip netns list | grep -qw -- "$ns"; then
+		problem="$problem namespace-left"
+	fi
+	pids=$(cat "$dir"/nodes/*/pid 2>/dev/null || true)
+	[ -n "$pids" ] || problem="$problem no-node-started"
+	for pid in $pids; do
+		if kill -0 "$pid" 2>/dev/null; then problem="$problem qemu-$pid-alive"; fi
+	done
+	if [ -z "$runtime" ] || [ -e "$runtime" ]; then
+		problem="$problem runtime-dir-left:${runtime:-unknown}"
+	fi
+	if [ -f "$dir/netns" ]; then problem="$problem state-says-up"; fi
+	report_problems cluster_failed_up_cleans_up "${problem:+$problem (see $log)}"
 }
 
 # RAMSTER_TEST_LONG_PATH=1: the committed tree, cloned at a path of 150+
@@ -321,7 +351,7 @@ tests_in() {
 }
 
 main() {
-	local selected=("$@") f name want count=3 to_run=() sessions=()
+	local selected=("$@") f name want count=4 to_run=() sessions=()
 	qemu_traps cleanup
 	if [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ]; then
 		echo "tests/run.sh: build first: make all" >&2
@@ -346,7 +376,7 @@ main() {
 			fi
 		done
 	done
-	# count starts at the three host checks.
+	# count starts at the four host checks.
 	if [ "${RAMSTER_TEST_LONG_PATH:-}" = 1 ]; then count=$((count + 1)); fi
 	for f in "${to_run[@]}" "${sessions[@]}"; do
 		count=$((count + $(wc -w <<< "$(results_of "$f")")))
@@ -358,6 +388,7 @@ main() {
 	host_tests
 	conf_tests
 	netns_tests
+	failed_up_test
 	for f in "${to_run[@]}"; do
 		run_case "$f"
 	done
