@@ -213,6 +213,7 @@ long_path_test() {
 	mkdir -p "$clone/build/kernel"
 	ln -s "$KERNEL" "$clone/build/kernel/bzImage"
 	ln -s "$INITRD" "$clone/build/initramfs.cpio.gz"
+	ln -s "$TOP/build/accel" "$clone/build/accel"
 	(cd "$clone" && tests/run.sh cluster-writethrough) > "$out/run.log" 2>&1 || true
 	last=$(tail -n 1 "$out/run.log")
 	if [[ "$last" =~ ^[1-9][0-9]*\ passed,\ 0\ failed ]] &&
