@@ -379,6 +379,15 @@ main() {
 			fi
 		done
 	done
+	for want in "${selected[@]}"; do
+		f=$CASES_DIR/$want.sh
+		[[ "$want" == cluster-* ]] && f=$SESSIONS_DIR/${want#cluster-}.sh
+		if [ "$want" != cluster ] &&
+			! { [ -f "$f" ] && [ -n "$(results_of "$f")" ]; }; then
+			echo "tests/run.sh: no case or session '$want'" >&2
+			exit 2
+		fi
+	done
 	# count starts at the four host checks.
 	if [ "${RAMSTER_TEST_LONG_PATH:-}" = 1 ]; then count=$((count + 1)); fi
 	for f in "${to_run[@]}" "${sessions[@]}"; do
