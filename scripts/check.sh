@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make check: the kernel's own style checker on the patch series and the
-# module, shellcheck on the scripts, and warning-free guest programs.
+# module, its layering (scripts/check-layers.py), shellcheck on the
+# scripts, and warning-free guest programs.
 # Prints one line per checked item and a total; exits 1 on any error or
 # warning.
 #
@@ -83,6 +84,19 @@ check_scripts() {
 	done
 }
 
+# The module's include graph: no cycle, and a transport that never names
+# its users (scripts/check-layers.py says why when it fails).
+check_layers() {
+	local out
+	if out=$(python3 "$TOP/scripts/check-layers.py" "$TOP/ramster" 2>&1); then
+		echo "$out"
+	else
+		echo "FAILED  layering of ramster/"
+		indent <<< "$out"
+		FAILED=$((FAILED + 1))
+	fi
+}
+
 check_python() {
 	local f
 	for f in "$TOP"/scripts/*.py "$TOP"/tools/*.py; do
@@ -103,6 +117,7 @@ main() {
 	checkpatch_tools
 	check_patches
 	check_module
+	check_layers
 	check_scripts
 	check_python
 	check_guest_programs
