@@ -5,7 +5,8 @@
  *
  * A transport service (transport.h).  For each node that may hold our
  * pages (our role sends, its role holds: attach tells), it keeps:
- *  - whether the link is live (up and down events);
+ *  - whether the link is live (up and down events, sent as the link's
+ *    state changes);
  *  - the room it offers us: its last KEEPALIVE, less the PUTs we sent
  *    since (reset to 0 when the link comes up, until it says);
  *  - how many of our pages it says it holds (the same KEEPALIVE);
@@ -174,7 +175,9 @@ bool ramster_holders_wait_live(u8 node, unsigned long epoch,
 	if (node >= RAMSTER_MAX_NODES || !READ_ONCE(ramster_holders[node].holds))
 		return false;
 	h = &ramster_holders[node];
-	deadline = READ_ONCE(h->down_since) + msecs_to_jiffies(wait_ms);
+	/* A down not announced yet counts from now. */
+	deadline = (READ_ONCE(h->live) ? jiffies : READ_ONCE(h->down_since)) +
+		   msecs_to_jiffies(wait_ms);
 	left = time_after(deadline, jiffies) ? deadline - jiffies : 0;
 	left = wait_event_killable_timeout(ramster_holders_wait,
 					   READ_ONCE(h->epoch) != epoch &&

@@ -190,11 +190,14 @@ void ramster_entry_put(struct ramster_tree *tree, struct ramster_entry *entry)
 }
 EXPORT_SYMBOL_IF_KUNIT(ramster_entry_put);
 
-/* Does anyone but the tree and the caller's @own_refs use the entry? */
+/*
+ * Does anyone but the tree (while the entry is in it) and the caller's
+ * @own_refs use the entry?
+ */
 static bool ramster_entry_shared(const struct ramster_entry *entry,
 				 int own_refs)
 {
-	return entry->refcount > 1 + own_refs;
+	return entry->refcount > own_refs + !RB_EMPTY_NODE(&entry->rbnode);
 }
 
 /**

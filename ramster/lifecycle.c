@@ -51,6 +51,7 @@
 #include "lender.h"
 #include "lifecycle.h"
 #include "recall.h"
+#include "remote.h"
 #include "shrink.h"
 #include "transport.h"
 
@@ -183,6 +184,7 @@ static void ramster_rejoin(void)
 		return;
 	WRITE_ONCE(ramster_draining, false);
 	ramster_set_leaving(false);
+	ramster_remote_kick();
 	pr_info("taking part in the cluster again\n");
 }
 
@@ -247,7 +249,7 @@ static ssize_t shrink_target_store(struct module_attribute *attr,
 	unsigned long target;
 	long ret;
 
-	ret = kstrtoul(buf, 10, &target);
+	ret = kstrtoul(buf, 0, &target);
 	if (ret)
 		return ret;
 	ret = ramster_shrink_to(target, "admin");

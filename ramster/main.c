@@ -433,6 +433,8 @@ static void __exit ramster_exit(void)
 	 * created (try_module_get() fails from now on): unregistering
 	 * cannot find pages.
 	 */
+	/* No control runs against layers going down, no node starts. */
+	ramster_lifecycle_exit();
 	ramster_suction_exit();
 	ret = frontswap_unregister_ops(&ramster_frontswap_ops);
 	if (WARN(ret, "ramster: frontswap_unregister_ops: %d, leaking the module's memory\n",
@@ -440,9 +442,14 @@ static void __exit ramster_exit(void)
 		return;
 	frontswap_writethrough(false);
 
-	ramster_lifecycle_exit();
+	/*
+	 * The services that send stop first (the remotification thread,
+	 * the recall and invalidation work), then the links, before the
+	 * services that answer peers (holders, lender) go.
+	 */
 	ramster_recall_exit();
 	ramster_remote_exit();
+	ramster_transport_stop();
 	ramster_holders_exit();
 	ramster_lender_exit();
 	ramster_transport_exit();

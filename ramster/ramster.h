@@ -9,7 +9,7 @@
  *   local.c     the local tier: compression and the zsmalloc pool
  *   compress.c  per-CPU crypto API compressors
  *   stats.c     counters, debugfs files and the one-line summary
- *   shrink.c    bringing pages home with frontswap_shrink() (admin knob)
+ *   shrink.c    bringing pages home with frontswap_shrink() (for the controls, suction, recalls)
  *   suction.c   ... and by itself once memory pressure has subsided
  *   wire.c      validation of received frames; wire.h is the protocol
  *   cluster.c   membership: the nodes in configfs (o2nm style)
@@ -34,7 +34,7 @@
 
 /*
  * Should a long loop give up?  A kernel thread when it is stopped, a
- * process (an administrator's write to a debugfs knob) when it is killed.
+ * process (an administrator's write to a control) when it is killed.
  */
 static inline bool ramster_should_stop(void)
 {

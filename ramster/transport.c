@@ -55,7 +55,8 @@
  * its handlers to finish) -> peer->tx_mutex (serialises senders, protects
  * peer->tx_sock) -> peer->lock (spinlock: the state, the sockets handed
  * over, the send queue, the pending list).  ramster_peers[] is filled at
- * start and only emptied at module exit, after every thread stopped.
+ * start and only emptied after every thread stopped: at module exit, or
+ * when a start fails.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -221,7 +222,8 @@ out:
  * @svc: a registered service
  *
  * Waits for its handlers and events that are running: when it returns,
- * none runs and none will.  Frames of its types are refused from then on.
+ * none runs and none will.  A frame of its types is then an unknown type,
+ * which takes its link down: the transport stops before services go.
  * Requests the service sent are its own to cancel or wait for.
  */
 void ramster_transport_unregister(struct ramster_service *svc)
@@ -925,6 +927,8 @@ static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock)
 	} while (!ret && !kthread_should_stop());
 
 	ramster_peer_set_state(peer, RAMSTER_LINK_DOWN);
+	/* Before its requests fail: a failed load must see the link down. */
+	ramster_notify(peer->info.num, RAMSTER_EV_DOWN);
 	kernel_sock_shutdown(sock, SHUT_RDWR);
 	mutex_lock(&peer->tx_mutex);
 	peer->tx_sock = NULL;
@@ -940,7 +944,6 @@ static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock)
 	spin_unlock(&peer->lock);
 	ramster_stat_inc(RAMSTER_STAT_LINK_DOWNS);
 	pr_info("node %u: link down (%d)\n", peer->info.num, ret);
-	ramster_notify(peer->info.num, RAMSTER_EV_DOWN);
 }
 
 /* Take the connection the listener handed over, if any. */
@@ -1190,7 +1193,7 @@ static void ramster_peer_destroy(struct ramster_peer *peer)
 }
 
 /* Stop every thread and free the peers: module exit, or a failed start. */
-static void ramster_transport_stop(void)
+void ramster_transport_stop(void)
 {
 	int i;
 

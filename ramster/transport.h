@@ -74,13 +74,13 @@ struct ramster_handler {
  * @attach: the transport starts with a link to @peer (process context,
  *	before any other event for it); @local is this node
  * @up: the link to @node is live
- * @down: it went down; requests pending on it have been failed
+ * @down: it went down (called before the requests pending on it fail)
  * @restarted: the handshake named a new instance of @node (it reloaded
  *	and forgot what it knew); called before @up
  * @tick: every keepalive interval on a live link, and once at @up, from
  *	its link thread: fill in what the KEEPALIVE about to be sent should
  *	carry (zeroed before the first service's tick) and send what else
- *	the interval calls for
+ *	the interval calls for (it goes out before the KEEPALIVE)
  *
  * Every member may be NULL.  All but @attach run on @node's link thread.
  */
@@ -122,6 +122,7 @@ int ramster_send_reply(u8 node, const struct ramster_wire_hdr *request,
 bool ramster_req_cancel(struct ramster_req *req);
 
 int ramster_transport_init(struct dentry *debugfs_root);
+void ramster_transport_stop(void);
 void ramster_transport_exit(void);
 int ramster_transport_start(const struct ramster_node_info *local);
 bool ramster_transport_running(void);
