@@ -157,9 +157,6 @@ static LIST_HEAD(ramster_services);
 static struct ramster_route ramster_routes[RAMSTER_MSG_NR_TYPES];
 static struct ramster_wire_hello_id ramster_me;
 
-static void ramster_peer_set_state(struct ramster_peer *peer,
-				   enum ramster_link_state state);
-
 /*********************************
  * services
  *********************************/
