@@ -5,7 +5,7 @@ set -euo pipefail
 PACKAGES=(
 	linux-source-6.1 gcc make libc6-dev qemu-system-x86 iproute2
 	busybox-static flex bison bc libelf-dev libssl-dev cpio xz-utils
-	gzip ccache perl python3 shellcheck e2fsprogs util-linux
+	gzip ccache perl python3 shellcheck e2fsprogs util-linux tcpdump
 )
 
 missing_packages() {

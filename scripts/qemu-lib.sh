@@ -6,7 +6,8 @@
 #   qemu_command LOG MEM CPUS KERNEL INITRD APPEND [ARGS...]
 #                         the guest's command line, in QEMU_CMD
 #   qemu_add_swap_disk FILE [,OPTIONS] / qemu_add_tap_nic TAP MAC /
-#   qemu_add_agent SOCKET  append a device to QEMU_CMD
+#   qemu_add_agent SOCKET / qemu_add_secret NAME FILE
+#                         append a device (or a fw_cfg file) to QEMU_CMD
 #   qemu_start ...        qemu_command, then run it in the background
 #
 # Every QEMU process qemu_start starts is recorded in QEMU_PIDS, and
@@ -62,14 +63,16 @@ qemu_clock_args() {
 # qemu_command LOG MEM_MIB CPUS KERNEL INITRD APPEND [EXTRA QEMU ARGS...]
 # Sets QEMU_CMD to a guest's command line: serial console in LOG, no
 # display, no reboot (the guest's reboot is QEMU's exit), and APPEND after
-# the kernel arguments every guest gets.
+# the kernel arguments every guest gets.  Those include where QEMU's
+# fw_cfg device is (x86's fixed ports; the guests have no ACPI to say
+# so), for the files qemu_add_secret gives a guest.
 qemu_command() {
 	local log=$1 mem=$2 cpus=$3 kernel=$4 initrd=$5 append=$6 accel
 	shift 6
 	read -r -a accel <<< "$(qemu_accel_args)"
 	QEMU_CMD=(qemu-system-x86_64 "${accel[@]}" -m "$mem" -smp "$cpus"
 		-kernel "$kernel" -initrd "$initrd"
-		-append "console=ttyS0 panic=-1 loglevel=6 $(qemu_clock_args) $append"
+		-append "console=ttyS0 panic=-1 loglevel=6 qemu_fw_cfg.ioport=12@0x510 $(qemu_clock_args) $append"
 		-nographic -no-reboot -monitor none -serial "file:$log" "$@")
 }
 
@@ -98,6 +101,15 @@ qemu_add_agent() {
 	QEMU_CMD+=(-device virtio-serial-pci
 		-chardev "socket,id=agent,path=$1,server=on,wait=off"
 		-device "virtconsole,chardev=agent")
+}
+
+# qemu_add_secret NAME FILE: FILE's contents as the fw_cfg file NAME
+# (opt/...), which the guest reads as
+# /sys/firmware/qemu_fw_cfg/by_name/NAME/raw (root only).  Only the
+# path is on QEMU's command line, never the contents: a secret must not
+# show in ps on the host, nor in the guest's /proc/cmdline.
+qemu_add_secret() {
+	QEMU_CMD+=(-fw_cfg "name=$1,file=$2")
 }
 
 # qemu_start LOG MEM_MIB CPUS KERNEL INITRD APPEND [EXTRA QEMU ARGS...]

@@ -27,6 +27,21 @@
  *                                      every node, in the order the
  *                                      module requires, and make node
  *                                      number LOCAL this machine's: last
+ *
+ * The cluster key (32 random bytes shared by every node of a cluster: it
+ * authenticates the links and encrypts the pages on them) is a file of 64
+ * hex digits and a newline, readable by its owner only:
+ *
+ *   ramster-conf keygen FILE           a new key in FILE (created 0600;
+ *                                      an existing file is never
+ *                                      overwritten)
+ *   ramster-conf keycheck FILE         exit 0 if FILE is a usable key
+ *   ramster-conf setkey FILE [DIR]     give the key of FILE to the module
+ *                                      (DIR/key, default
+ *                                      /sys/kernel/config/ramster/key),
+ *                                      before "apply"
+ *
+ * No command ever prints a key, not even part of one in an error.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,12 +50,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_NODES	64
 #define MAX_LINE	512
 #define MAX_VALUE	64
+#define KEY_BYTES	32
+#define KEY_HEX		(2 * KEY_BYTES)
+#define CONFIGFS	"/sys/kernel/config/ramster"
 
 enum { K_NAME, K_NUMBER, K_IP, K_PORT, K_CLUSTER, K_ROLE, K_MEMORY,
 	K_CAPACITY, K_POOL, NR_NODE_KEYS };
@@ -422,13 +441,192 @@ static int cmd_apply(struct conf *c, const char *local, const char *root)
 	return 0;
 }
 
+/*
+ * The cluster key.  Buffers that held it are cleared before they go;
+ * messages name the file and what is wrong, never its contents.
+ */
+static int key_error(const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ramster-conf: %s: ", file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static int cmd_keygen(const char *file)
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned char key[KEY_BYTES];
+	char hex[KEY_HEX + 1];
+	size_t got = 0;
+	ssize_t n;
+	int fd, i, ret = 0;
+
+	while (got < sizeof(key)) {
+		n = getrandom(key + got, sizeof(key) - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return key_error(file, "getrandom: %s", strerror(errno));
+		got += n;
+	}
+	for (i = 0; i < KEY_BYTES; i++) {
+		hex[2 * i] = digits[key[i] >> 4];
+		hex[2 * i + 1] = digits[key[i] & 15];
+	}
+	hex[KEY_HEX] = '\n';
+	explicit_bzero(key, sizeof(key));
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		explicit_bzero(hex, sizeof(hex));
+		return key_error(file, "exists already: a cluster key is never overwritten (every node of the cluster holds it; remove the file first to replace it everywhere)");
+	}
+	if (fd < 0) {
+		explicit_bzero(hex, sizeof(hex));
+		return key_error(file, "%s", strerror(errno));
+	}
+	/* The umask may only have taken bits away; be sure of 0600. */
+	if (fchmod(fd, 0600) || write(fd, hex, sizeof(hex)) != sizeof(hex) ||
+	    fsync(fd)) {
+		ret = key_error(file, "cannot write: %s", strerror(errno));
+		unlink(file);
+	}
+	explicit_bzero(hex, sizeof(hex));
+	if (close(fd) && !ret) {
+		ret = key_error(file, "cannot write: %s", strerror(errno));
+		unlink(file);
+	}
+	if (!ret)
+		printf("ramster-conf: new cluster key in %s (mode 0600)\n", file);
+	return ret;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * read_key FILE HEX: HEX gets the key's 64 digits and a newline (what
+ * the module's configfs attribute takes).  The file must be exactly
+ * that (the newline optional) and readable by its owner only.
+ */
+static int read_key(const char *file, char hex[KEY_HEX + 1])
+{
+	char buf[KEY_HEX + 2];
+	struct stat st;
+	size_t got = 0;
+	ssize_t n;
+	int fd, i, ret = 0;
+
+	fd = open(file, O_RDONLY);
+	if (fd < 0)
+		return key_error(file, "%s", strerror(errno));
+	if (fstat(fd, &st)) {
+		ret = key_error(file, "%s", strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = key_error(file, "not a regular file");
+		goto out;
+	}
+	if (st.st_mode & 077) {
+		ret = key_error(file, "mode %04o: a cluster key must be readable by its owner only (chmod 600 %s)",
+				st.st_mode & 07777, file);
+		goto out;
+	}
+	while (got < sizeof(buf)) {
+		n = read(fd, buf + got, sizeof(buf) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = key_error(file, "%s", strerror(errno));
+			goto out;
+		}
+		if (!n)
+			break;
+		got += n;
+	}
+	if (got == KEY_HEX + 1 && buf[KEY_HEX] == '\n')
+		got--;
+	if (got != KEY_HEX) {
+		ret = key_error(file, "not a cluster key: want %d hex digits and a newline (ramster-conf keygen makes one)",
+				KEY_HEX);
+		goto out;
+	}
+	for (i = 0; i < KEY_HEX; i++) {
+		if (hex_digit(buf[i]) < 0) {
+			ret = key_error(file, "not a cluster key: character %d is not a hex digit",
+					i + 1);
+			goto out;
+		}
+		hex[i] = buf[i];
+	}
+	hex[KEY_HEX] = '\n';
+out:
+	explicit_bzero(buf, sizeof(buf));
+	close(fd);
+	return ret;
+}
+
+static int cmd_keycheck(const char *file)
+{
+	char hex[KEY_HEX + 1];
+	int ret = read_key(file, hex);
+
+	explicit_bzero(hex, sizeof(hex));
+	if (!ret)
+		printf("%s: a cluster key: ok\n", file);
+	return ret;
+}
+
+/* One write of the whole key: the module takes it or says why not. */
+static int cmd_setkey(const char *file, const char *root)
+{
+	char hex[KEY_HEX + 1], path[512];
+	ssize_t n;
+	int fd;
+
+	if (read_key(file, hex))
+		return 1;
+	snprintf(path, sizeof(path), "%s/key", root);
+	fd = open(path, O_WRONLY);
+	if (fd < 0) {
+		explicit_bzero(hex, sizeof(hex));
+		fprintf(stderr, "ramster-conf: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	n = write(fd, hex, sizeof(hex));
+	explicit_bzero(hex, sizeof(hex));
+	if (n != sizeof(hex) || close(fd)) {
+		fprintf(stderr, "ramster-conf: %s: the module refused the key: %s\n",
+			path, n < 0 ? strerror(errno) : "short write");
+		return 1;
+	}
+	printf("ramster-conf: cluster key of %s given to the module\n", file);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ramster-conf check FILE\n"
 		"       ramster-conf nodes FILE\n"
 		"       ramster-conf get FILE NUM|cluster KEY\n"
-		"       ramster-conf apply FILE LOCAL_NUM [CONFIGFS_DIR]\n");
+		"       ramster-conf apply FILE LOCAL_NUM [CONFIGFS_DIR]\n"
+		"       ramster-conf keygen KEYFILE\n"
+		"       ramster-conf keycheck KEYFILE\n"
+		"       ramster-conf setkey KEYFILE [CONFIGFS_DIR]\n");
 	exit(2);
 }
 
@@ -440,6 +638,13 @@ int main(int argc, char **argv)
 
 	if (argc < 3)
 		usage();
+	/* The key commands read no cluster.conf. */
+	if (!strcmp(argv[1], "keygen") && argc == 3)
+		return cmd_keygen(argv[2]);
+	if (!strcmp(argv[1], "keycheck") && argc == 3)
+		return cmd_keycheck(argv[2]);
+	if (!strcmp(argv[1], "setkey") && (argc == 3 || argc == 4))
+		return cmd_setkey(argv[2], argc == 4 ? argv[3] : CONFIGFS);
 	if (load(&conf, argv[2]))
 		return 1;
 	if (!strcmp(argv[1], "check") && argc == 3) {
@@ -460,7 +665,7 @@ int main(int argc, char **argv)
 		return cmd_get(&conf, argv[3], argv[4]);
 	if (!strcmp(argv[1], "apply") && (argc == 4 || argc == 5))
 		return cmd_apply(&conf, argv[3],
-				 argc == 5 ? argv[4] : "/sys/kernel/config/ramster");
+				 argc == 5 ? argv[4] : CONFIGFS);
 	usage();
 	return 2;
 }
