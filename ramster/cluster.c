@@ -35,6 +35,7 @@
 #include <linux/string.h>
 
 #include "ramster.h"
+#include "auth.h"
 #include "cluster.h"
 
 static const struct ramster_cluster_ops *ramster_cluster_ops;
@@ -402,8 +403,45 @@ static struct configfs_group_operations ramster_cluster_group_ops = {
 	.drop_item = ramster_cluster_drop_item,
 };
 
+/*
+ * The cluster key: write-only (no show, mode 0200), never logged.  It
+ * must be written before the local node is set, which starts the links;
+ * after that a new key is refused until the module is loaded again.
+ */
+static ssize_t ramster_cluster_key_store(struct config_item *item,
+					 const char *page, size_t count)
+{
+	u8 key[RAMSTER_WIRE_CLUSTER_KEY_LEN];
+	int ret;
+
+	ret = ramster_auth_parse_key(page, count, key);
+	if (ret) {
+		pr_err("key: %d hex digits expected, not all zero\n",
+		       2 * RAMSTER_WIRE_CLUSTER_KEY_LEN);
+		return ret;
+	}
+	mutex_lock(&ramster_cluster_lock);
+	if (ramster_local_node)
+		ret = -EBUSY;
+	else
+		ret = ramster_auth_set_key(key);
+	mutex_unlock(&ramster_cluster_lock);
+	memzero_explicit(key, sizeof(key));
+	if (ret == -EBUSY)
+		pr_err("key: the links are running: a new key takes a reload\n");
+	return ret ? ret : count;
+}
+
+CONFIGFS_ATTR_WO(ramster_cluster_, key);
+
+static struct configfs_attribute *ramster_cluster_attrs[] = {
+	&ramster_cluster_attr_key,
+	NULL,
+};
+
 static const struct config_item_type ramster_cluster_type = {
 	.ct_group_ops = &ramster_cluster_group_ops,
+	.ct_attrs = ramster_cluster_attrs,
 	.ct_owner = THIS_MODULE,
 };
 

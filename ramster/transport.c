@@ -10,21 +10,30 @@
  *
  * Each peer has one thread that runs its link through these states:
  *
- *   DOWN --(we connect, backoff over)--> CONNECTING --(connected, HELLO
- *   sent)--> HANDSHAKE --(valid HELLO_REPLY)--> LIVE
- *   DOWN --(the listener accepted and answered a valid HELLO)--> LIVE
- *   CONNECTING, HANDSHAKE, LIVE --(error, EOF, malformed frame, no frame
- *   for link_timeout_ms, a request unanswered for request_timeout_ms, a
- *   newer connection from the same node, module exit)--> DOWN
+ *   DOWN --(we connect, backoff over)--> CONNECTING --(connected)-->
+ *   HANDSHAKE --(handshake.c: hello, reply, proofs)--> LIVE
+ *   DOWN --(a handshake work item completed an accepted connection)--> LIVE
+ *   CONNECTING, HANDSHAKE, LIVE --(error, EOF, malformed or unauthentic
+ *   frame, no frame for link_timeout_ms, a request unanswered for
+ *   request_timeout_ms, a newer authenticated connection from the same
+ *   node, module exit)--> DOWN
  *
  * Backoff doubles from 100 ms up to reconnect_max_ms, and is reset by a
  * link that came up.  While LIVE the thread is the link's receiver: it
- * reads a header, validates it (wire.c) before reading the payload,
- * validates the payload, then dispatches.  A frame that breaks a rule is
- * counted (rx_*), logged, and takes the link down; the other links are not
- * affected.  The receive timeout is a tick of keepalive_ms, on which the
+ * reads frames (frame_io.c: header checked before the payload is read,
+ * tag verified, payload checked), then dispatches.  A frame that breaks a
+ * rule is counted (rx_*), logged, and takes the link down; the other links
+ * are not affected.  The receive timeout is a tick of keepalive_ms, on which the
  * thread sends keepalives and checks the link and request timeouts, so
  * every wait in this file is bounded by a module parameter.
+ *
+ * Accepting: the listener thread only accepts.  A connection from an
+ * address that is no node's that may connect to us is closed before a
+ * byte is read; the others each get a work item that runs the handshake
+ * with one total deadline, at most max_handshakes at a time, so a slow
+ * or hostile client delays nobody else's handshake.  Only an
+ * authenticated handshake hands its connection to the peer's thread
+ * (and replaces a live link).
  *
  * Sending: ramster_send() only queues a frame and kicks the peer's tx
  * work, so callers never block on the network (the receiver answers
@@ -60,7 +69,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/crc32c.h>
 #include <linux/in.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
@@ -73,6 +81,9 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
+#include "auth.h"
+#include "frame_io.h"
+#include "handshake.h"
 #include "ramster.h"
 #include "stats.h"
 #include "transport.h"
@@ -114,10 +125,12 @@ static unsigned int reconnect_max_ms = 5000;
 module_param(reconnect_max_ms, uint, 0644);
 MODULE_PARM_DESC(reconnect_max_ms, "longest reconnect backoff (default 5000)");
 
+static unsigned int max_handshakes = 32;
+module_param(max_handshakes, uint, 0644);
+MODULE_PARM_DESC(max_handshakes,
+		 "accepted connections in their handshake at once; more are closed (default 32)");
+
 #define RAMSTER_BACKOFF_MIN_MS	100
-#define RAMSTER_RX_BUF_SIZE	(RAMSTER_WIRE_HDR_SIZE + \
-				 sizeof(struct ramster_wire_page) + \
-				 RAMSTER_WIRE_MAX_DATA)
 
 /*********************************
  * peers
@@ -141,6 +154,25 @@ static bool ramster_started;
 static struct socket *ramster_listen_sock;
 static struct task_struct *ramster_listen_thread;
 static struct workqueue_struct *ramster_tx_wq;
+static struct workqueue_struct *ramster_accept_wq;
+
+/**
+ * struct ramster_accept - an accepted connection in its handshake
+ * @work: runs the handshake
+ * @list: on ramster_accepts, so that a stop can cut it short
+ * @sock: the connection
+ * @from: its source address
+ */
+struct ramster_accept {
+	struct work_struct work;
+	struct list_head list;
+	struct socket *sock;
+	__be32 from;
+};
+
+static DEFINE_SPINLOCK(ramster_accepts_lock);	/* the two below */
+static LIST_HEAD(ramster_accepts);
+static unsigned int ramster_nr_accepts;
 
 /**
  * struct ramster_route - who handles a message type
@@ -164,7 +196,8 @@ static bool ramster_row_ok(const struct ramster_handler *row)
 {
 	return row->type && row->type < RAMSTER_MSG_NR_TYPES &&
 	       row->rule.min_len <= row->rule.max_len &&
-	       row->rule.max_len <= RAMSTER_RX_BUF_SIZE - RAMSTER_WIRE_HDR_SIZE;
+	       row->rule.max_len <= RAMSTER_FRAME_BUF_SIZE - RAMSTER_WIRE_HDR_SIZE -
+				    RAMSTER_WIRE_TAG_LEN;
 }
 
 /**
@@ -312,7 +345,11 @@ static void ramster_peer_set_state(struct ramster_peer *peer,
  */
 struct ramster_msg *ramster_msg_alloc(u8 type, u32 plen, gfp_t gfp)
 {
-	struct ramster_msg *msg = kmalloc(struct_size(msg, payload, plen), gfp);
+	struct ramster_msg *msg;
+
+	/* Room for the tag of an authenticated link after the payload. */
+	msg = kmalloc(struct_size(msg, payload, plen + RAMSTER_WIRE_TAG_LEN),
+		      gfp);
 
 	if (!msg)
 		return NULL;
@@ -327,14 +364,12 @@ void ramster_msg_free(struct ramster_msg *msg)
 	kfree(msg);
 }
 
+/* The rest of the header (crc or tag) is frame_io's, as it is sent. */
 static void ramster_msg_seal(struct ramster_msg *msg, u8 version)
 {
-	u32 plen = le32_to_cpu(msg->hdr.plen);
-
 	msg->hdr.magic = cpu_to_le32(RAMSTER_WIRE_MAGIC);
 	msg->hdr.version = version;
 	msg->hdr.src_node = cpu_to_le16(ramster_local_info.num);
-	msg->hdr.pcrc = cpu_to_le32(plen ? crc32c(0, msg->payload, plen) : 0);
 }
 
 /**
@@ -392,40 +427,6 @@ int ramster_send_reply(u8 node, const struct ramster_wire_hdr *request,
 	return ramster_send(node, msg, NULL);
 }
 
-/* Send a whole buffer; the socket's sk_sndtimeo bounds every wait. */
-static int ramster_sock_send(struct socket *sock, const void *buf, size_t len)
-{
-	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
-	struct kvec iov;
-	int ret;
-
-	while (len) {
-		iov.iov_base = (void *)buf;
-		iov.iov_len = len;
-		ret = kernel_sendmsg(sock, &msg, &iov, 1, len);
-		if (ret == -EAGAIN)
-			return -ETIMEDOUT;
-		if (ret <= 0)
-			return ret ? ret : -EPIPE;
-		buf += ret;
-		len -= ret;
-	}
-	return 0;
-}
-
-static int ramster_sock_send_msg(struct socket *sock, struct ramster_msg *msg)
-{
-	size_t len = sizeof(msg->hdr) + le32_to_cpu(msg->hdr.plen);
-	int ret;
-
-	ret = ramster_sock_send(sock, &msg->hdr, len);
-	if (!ret) {
-		ramster_stat_add(RAMSTER_STAT_BYTES_SENT, len);
-		ramster_stat_inc(RAMSTER_STAT_FRAMES_SENT);
-	}
-	return ret;
-}
-
 /*
  * Send the queue.  A failed send shuts the socket down, which wakes the
  * receiver to take the link down and fail the pending requests; frames
@@ -450,7 +451,8 @@ static void ramster_peer_tx_work(struct work_struct *work)
 		if (!msg)
 			break;
 		if (peer->tx_sock) {
-			ret = ramster_sock_send_msg(peer->tx_sock, msg);
+			ret = ramster_frame_send(peer->tx_sock, &msg->hdr,
+						 peer->tx_aead);
 			if (ret) {
 				pr_warn_ratelimited("node %u: send failed (%d): closing the link\n",
 						    peer->info.num, ret);
@@ -536,90 +538,12 @@ static int ramster_peer_check(struct ramster_peer *peer)
 	return 0;
 }
 
-/*
- * Read exactly @len bytes.  With @peer (a live link) a receive timeout is
- * a tick for the link checks; without (a handshake) it is the end.
- */
-static int ramster_sock_recv(struct socket *sock, struct ramster_peer *peer,
-			     void *buf, size_t len)
+/* A live link's receive timeout passed: the link checks. */
+static int ramster_peer_idle(void *ctx)
 {
-	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
-	struct kvec iov;
-	size_t done = 0;
-	int ret;
-
-	while (done < len) {
-		iov.iov_base = buf + done;
-		iov.iov_len = len - done;
-		ret = kernel_recvmsg(sock, &msg, &iov, 1, iov.iov_len,
-				     MSG_WAITALL | MSG_NOSIGNAL);
-		if (ret > 0) {
-			done += ret;
-			if (peer)
-				peer->last_rx = jiffies;
-			continue;
-		}
-		if (ret == 0)
-			return -ECONNRESET;
-		if (ret != -EAGAIN)
-			return ret;
-		if (!peer)
-			return -ETIMEDOUT;
-		if (kthread_should_stop())
-			return -ESHUTDOWN;
-		ret = ramster_peer_check(peer);
-		if (ret)
-			return ret;
-	}
-	ramster_stat_add(RAMSTER_STAT_BYTES_RECEIVED, len);
-	return 0;
-}
-
-/* The rx_* counters follow enum ramster_wire_error, one per error. */
-static_assert(RAMSTER_STAT_RX_BAD_PAYLOAD - RAMSTER_STAT_RX_BAD_MAGIC ==
-	      RAMSTER_WIRE_BAD_PAYLOAD - RAMSTER_WIRE_BAD_MAGIC);
-static_assert(RAMSTER_WIRE_BAD_PAYLOAD + 1 == RAMSTER_WIRE_NR_ERRORS);
-
-static void ramster_count_wire_error(enum ramster_wire_error err)
-{
-	ramster_stat_inc(RAMSTER_STAT_RX_BAD_MAGIC + err - RAMSTER_WIRE_BAD_MAGIC);
-}
-
-/*
- * Read and validate one frame into @buf (RAMSTER_RX_BUF_SIZE bytes): the
- * header is checked before a byte of payload is read, so a length is
- * never trusted.  @expect says what the connection knows.
- */
-static int ramster_recv_frame(struct socket *sock, struct ramster_peer *peer,
-			      const struct ramster_wire_expect *expect,
-			      u8 *buf, const char *who)
-{
-	struct ramster_wire_hdr *hdr = (void *)buf;
-	struct ramster_wire_rule rule;
-	enum ramster_wire_error err;
-	int ret;
-
-	ret = ramster_sock_recv(sock, peer, hdr, sizeof(*hdr));
-	if (ret)
-		return ret;
-	err = ramster_wire_check_hdr(hdr, expect,
-				     ramster_rule_of(hdr->type, &rule) ?
-				     &rule : NULL);
-	if (!err) {
-		ret = ramster_sock_recv(sock, peer, hdr + 1,
-					le32_to_cpu(hdr->plen));
-		if (ret)
-			return ret;
-		err = ramster_wire_check_payload(hdr, hdr + 1, &rule);
-	}
-	if (err) {
-		ramster_count_wire_error(err);
-		pr_warn_ratelimited("%s: rejected frame (type %u): %s: closing the connection\n",
-				    who, hdr->type, ramster_wire_error_name(err));
-		return -EPROTO;
-	}
-	ramster_stat_inc(RAMSTER_STAT_FRAMES_RECEIVED);
-	return 0;
+	if (kthread_should_stop())
+		return -ESHUTDOWN;
+	return ramster_peer_check(ctx);
 }
 
 /* Take a request off the pending list by id; NULL if it is not there. */
@@ -711,31 +635,6 @@ static int ramster_peer_dispatch(struct ramster_peer *peer,
 /*********************************
  * handshake
  *********************************/
-static void ramster_hello_fill(struct ramster_msg *msg, u8 peer_node)
-{
-	ramster_wire_hello_fill((void *)msg->payload, &ramster_me, peer_node);
-	ramster_msg_seal(msg, RAMSTER_WIRE_VERSION);
-}
-
-/*
- * Check a validated HELLO or HELLO_REPLY (wire.c), and that it comes from
- * a node we have a link with: returns the negotiated version, or 0 with
- * *why set.
- */
-static u8 ramster_hello_check(const struct ramster_wire_hdr *hdr,
-			      const struct ramster_wire_hello *hello,
-			      const char **why)
-{
-	u8 version = ramster_wire_hello_check(hdr, hello, &ramster_me, why);
-	u16 node = le16_to_cpu(hello->node);
-
-	if (version && (node >= RAMSTER_MAX_NODES || !ramster_peers[node])) {
-		*why = "not a node we have a link with";
-		return 0;
-	}
-	return version;
-}
-
 static void ramster_sock_set_timeouts(struct socket *sock, unsigned int rcv_ms,
 				      unsigned int snd_ms)
 {
@@ -743,23 +642,29 @@ static void ramster_sock_set_timeouts(struct socket *sock, unsigned int rcv_ms,
 	sock->sk->sk_sndtimeo = msecs_to_jiffies(snd_ms);
 }
 
-/* Connect to @peer and say hello; a live socket in *sockp on success. */
-static int ramster_peer_connect(struct ramster_peer *peer,
-				struct socket **sockp)
+static void ramster_handshake_side_init(struct ramster_handshake_side *side,
+					u8 *buf, const char *who)
 {
-	struct ramster_wire_expect expect = { };
+	memset(side, 0, sizeof(*side));
+	side->me = ramster_me;
+	side->buf = buf;
+	side->timeout_ms = READ_ONCE(handshake_timeout_ms);
+	side->who = who;
+}
+
+/* Connect to @peer and open the link; its socket in *sockp on success. */
+static int ramster_peer_connect(struct ramster_peer *peer,
+				struct socket **sockp,
+				struct ramster_handshake *hs)
+{
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET,
 		.sin_addr.s_addr = peer->info.addr,
 		.sin_port = peer->info.port,
 	};
-	const struct ramster_wire_hello *hello;
-	const struct ramster_wire_hdr *hdr;
-	struct ramster_msg *msg;
+	struct ramster_handshake_side side;
 	struct socket *sock;
-	const char *why;
 	char who[32];
-	u8 version;
 	int ret;
 
 	ramster_peer_set_state(peer, RAMSTER_LINK_CONNECTING);
@@ -776,44 +681,11 @@ static int ramster_peer_connect(struct ramster_peer *peer,
 	ramster_peer_set_state(peer, RAMSTER_LINK_HANDSHAKE);
 	ramster_sock_set_timeouts(sock, handshake_timeout_ms,
 				  handshake_timeout_ms);
-	msg = ramster_msg_alloc(RAMSTER_MSG_HELLO, sizeof(struct ramster_wire_hello),
-				GFP_KERNEL);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto err_release_sock;
-	}
-	ramster_hello_fill(msg, peer->info.num);
-	ret = ramster_sock_send_msg(sock, msg);
-	ramster_msg_free(msg);
-	if (ret)
-		goto err_release_sock;
-
 	snprintf(who, sizeof(who), "node %u", peer->info.num);
-	ret = ramster_recv_frame(sock, NULL, &expect, peer->rxbuf, who);
+	ramster_handshake_side_init(&side, peer->rxbuf, who);
+	ret = ramster_handshake_connect(sock, &side, peer->info.num, hs);
 	if (ret)
 		goto err_release_sock;
-	hdr = (void *)peer->rxbuf;
-	hello = (void *)(hdr + 1);
-	version = 0;
-	why = "answered a hello with another hello";
-	if (hdr->type == RAMSTER_MSG_HELLO_REPLY)
-		version = ramster_hello_check(hdr, hello, &why);
-	if (version && le16_to_cpu(hello->node) != peer->info.num) {
-		why = "another node answered at its address";
-		version = 0;
-	}
-	if (!version) {
-		ramster_stat_inc(RAMSTER_STAT_HANDSHAKE_REJECTS);
-		pr_warn_ratelimited("node %u: handshake refused: %s\n",
-				    peer->info.num, why);
-		ret = -EPROTO;
-		goto err_release_sock;
-	}
-
-	spin_lock(&peer->lock);
-	peer->version = version;
-	peer->accepted_instance = le32_to_cpu(hello->instance);
-	spin_unlock(&peer->lock);
 	*sockp = sock;
 	return 0;
 
@@ -877,17 +749,32 @@ static void ramster_peer_note_instance(struct ramster_peer *peer,
 }
 
 /* Run a live link until it fails, then take it down. */
-static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock)
+static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock,
+			     struct ramster_handshake *hs)
 {
-	struct ramster_wire_expect expect = {
-		.handshake_done = true,
-		.peer_node = peer->info.num,
-	};
 	struct ramster_wire_hdr *hdr = (void *)peer->rxbuf;
+	struct ramster_frame_reader r = {
+		.sock = sock,
+		.buf = peer->rxbuf,
+		.expect = {
+			.version = hs->version,
+			.handshake_done = true,
+			.peer_node = peer->info.num,
+			.auth = hs->auth,
+			.encrypt = hs->encrypt,
+		},
+		.aead = hs->auth ? &hs->rx : NULL,
+		.rule_of = ramster_rule_of,
+		.idle = ramster_peer_idle,
+		.ctx = peer,
+		.last_rx = &peer->last_rx,
+	};
+	const char *security = ramster_handshake_security(hs);
 	char who[32];
 	int ret;
 
 	snprintf(who, sizeof(who), "node %u", peer->info.num);
+	r.who = who;
 	sk_set_memalloc(sock->sk);
 	/*
 	 * TCP waits for memory (up to sk_sndtimeo) when an skb cannot be
@@ -897,26 +784,34 @@ static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock)
 	sock->sk->sk_allocation |= __GFP_NOWARN;
 	tcp_sock_set_nodelay(sock->sk);
 	ramster_sock_set_timeouts(sock, keepalive_ms, request_timeout_ms);
-	ramster_peer_note_instance(peer, peer->accepted_instance);
+	ramster_peer_note_instance(peer, hs->instance);
 
 	mutex_lock(&peer->tx_mutex);
 	peer->tx_sock = sock;
+	peer->tx_aead = hs->auth ? &hs->tx : NULL;
 	mutex_unlock(&peer->tx_mutex);
 	spin_lock(&peer->lock);
-	expect.version = peer->version;
+	peer->version = hs->version;
+	peer->security = security;
 	peer->state = RAMSTER_LINK_LIVE;
 	peer->last_rx = jiffies;
 	peer->last_keepalive = jiffies;
 	peer->link_ups++;
 	spin_unlock(&peer->lock);
 	ramster_stat_inc(RAMSTER_STAT_LINK_UPS);
-	pr_info("node %u: link up (protocol %u)\n", peer->info.num,
-		expect.version);
+	if (!hs->auth) {
+		ramster_stat_inc(RAMSTER_STAT_LINKS_INSECURE);
+		pr_warn("node %u: link up (protocol %u) NOT authenticated nor encrypted (insecure=1): anyone on the network can read and forge its pages\n",
+			peer->info.num, hs->version);
+	} else {
+		pr_info("node %u: link up (protocol %u, %s)\n", peer->info.num,
+			hs->version, security);
+	}
 	ramster_notify(peer->info.num, RAMSTER_EV_UP);
 	ramster_peer_tick(peer);
 
 	do {
-		ret = ramster_recv_frame(sock, peer, &expect, peer->rxbuf, who);
+		ret = ramster_frame_recv(&r);
 		if (!ret)
 			ret = ramster_peer_dispatch(peer, hdr, hdr + 1);
 		if (!ret)
@@ -929,6 +824,7 @@ static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock)
 	kernel_sock_shutdown(sock, SHUT_RDWR);
 	mutex_lock(&peer->tx_mutex);
 	peer->tx_sock = NULL;
+	peer->tx_aead = NULL;
 	mutex_unlock(&peer->tx_mutex);
 	ramster_peer_flush(peer);
 	/* The socket goes: so does its hold on the memalloc static key. */
@@ -938,13 +834,15 @@ static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock)
 	sock_release(sock);
 	spin_lock(&peer->lock);
 	peer->link_downs++;
+	peer->security = "-";
 	spin_unlock(&peer->lock);
 	ramster_stat_inc(RAMSTER_STAT_LINK_DOWNS);
 	pr_info("node %u: link down (%d)\n", peer->info.num, ret);
 }
 
-/* Take the connection the listener handed over, if any. */
-static struct socket *ramster_peer_take_accepted(struct ramster_peer *peer)
+/* Take the connection a handshake work item handed over, if any. */
+static struct socket *ramster_peer_take_accepted(struct ramster_peer *peer,
+						 struct ramster_handshake *hs)
 {
 	struct socket *sock;
 
@@ -952,7 +850,8 @@ static struct socket *ramster_peer_take_accepted(struct ramster_peer *peer)
 	sock = peer->accepted;
 	peer->accepted = NULL;
 	if (sock)
-		peer->version = peer->accepted_version;
+		*hs = peer->accepted_hs;
+	memset(&peer->accepted_hs, 0, sizeof(peer->accepted_hs));
 	spin_unlock(&peer->lock);
 	return sock;
 }
@@ -962,13 +861,14 @@ static int ramster_peer_thread(void *arg)
 	struct ramster_peer *peer = arg;
 	unsigned int backoff = RAMSTER_BACKOFF_MIN_MS;
 	unsigned int noio = memalloc_noio_save();
+	struct ramster_handshake hs;
 	struct socket *sock;
 	int ret;
 
 	while (!kthread_should_stop()) {
 		sock = NULL;
 		if (peer->we_connect) {
-			ret = ramster_peer_connect(peer, &sock);
+			ret = ramster_peer_connect(peer, &sock, &hs);
 			if (ret) {
 				ramster_peer_set_state(peer, RAMSTER_LINK_DOWN);
 				wait_event_timeout(peer->wait,
@@ -981,17 +881,20 @@ static int ramster_peer_thread(void *arg)
 		} else {
 			wait_event_timeout(peer->wait, READ_ONCE(peer->accepted) ||
 					   kthread_should_stop(), HZ);
-			sock = ramster_peer_take_accepted(peer);
+			sock = ramster_peer_take_accepted(peer, &hs);
 			if (!sock)
 				continue;
 		}
 		backoff = RAMSTER_BACKOFF_MIN_MS;
-		ramster_peer_run(peer, sock);
+		ramster_peer_run(peer, sock, &hs);
+		ramster_handshake_release(&hs);
 	}
 
-	sock = ramster_peer_take_accepted(peer);
-	if (sock)
+	sock = ramster_peer_take_accepted(peer, &hs);
+	if (sock) {
 		sock_release(sock);
+		ramster_handshake_release(&hs);
+	}
 	memalloc_noio_restore(noio);
 	return 0;
 }
@@ -999,79 +902,146 @@ static int ramster_peer_thread(void *arg)
 /*********************************
  * the listener
  *********************************/
-/* Read a HELLO on an accepted connection, answer it, hand it over. */
-static void ramster_accept_one(struct socket *sock)
+/*
+ * May a connection from @addr open a link?  Only a node we link with,
+ * with a lower number (it connects to us), has that address.
+ */
+static struct ramster_peer *ramster_peer_at(__be32 addr)
 {
-	struct ramster_wire_expect expect = { };
-	const struct ramster_wire_hello *hello;
-	const struct ramster_wire_hdr *hdr;
-	struct sockaddr_in from = { };
+	int i;
+
+	for (i = 0; i < RAMSTER_MAX_NODES; i++)
+		if (ramster_peers[i] && !ramster_peers[i]->we_connect &&
+		    ramster_peers[i]->info.addr == addr)
+			return ramster_peers[i];
+	return NULL;
+}
+
+/* The handshake's question about the node a HELLO names. */
+static const char *ramster_accept_vet(void *ctx, u16 node)
+{
+	const struct ramster_accept *acc = ctx;
+	const struct ramster_peer *peer;
+
+	peer = node < RAMSTER_MAX_NODES ? ramster_peers[node] : NULL;
+	if (!peer)
+		return "not a node we have a link with";
+	if (peer->we_connect)
+		return "it should wait for our connection (lower number)";
+	if (peer->info.addr != acc->from)
+		return "its address is not the node's address";
+	return NULL;
+}
+
+/* One accepted connection: its handshake, then hand it to its peer. */
+static void ramster_accept_work(struct work_struct *work)
+{
+	struct ramster_accept *acc = container_of(work, struct ramster_accept,
+						  work);
+	unsigned int noio = memalloc_noio_save();
+	struct ramster_handshake_side side;
+	struct ramster_handshake hs, old_hs;
 	struct ramster_peer *peer;
 	struct socket *old;
-	struct ramster_msg *msg;
-	const char *why;
 	char who[48];
-	u8 version;
 	u8 *buf;
-	int ret;
+	int ret = -ENOMEM;
+
+	snprintf(who, sizeof(who), "connection from %pI4", &acc->from);
+	buf = kmalloc(RAMSTER_FRAME_BUF_SIZE, GFP_KERNEL);
+	if (buf) {
+		ramster_sock_set_timeouts(acc->sock, handshake_timeout_ms,
+					  handshake_timeout_ms);
+		ramster_handshake_side_init(&side, buf, who);
+		side.vet = ramster_accept_vet;
+		side.ctx = acc;
+		ret = ramster_handshake_accept(acc->sock, &side, &hs);
+		kfree(buf);
+	}
+
+	spin_lock(&ramster_accepts_lock);
+	list_del(&acc->list);
+	ramster_nr_accepts--;
+	spin_unlock(&ramster_accepts_lock);
+	if (ret) {
+		sock_release(acc->sock);
+		goto out;
+	}
+
+	/* Authenticated: it replaces a live link (ramster_peer_check()). */
+	peer = ramster_peers[hs.node];
+	spin_lock(&peer->lock);
+	old = peer->accepted;
+	old_hs = peer->accepted_hs;
+	peer->accepted = acc->sock;
+	peer->accepted_hs = hs;
+	spin_unlock(&peer->lock);
+	wake_up(&peer->wait);
+	if (old) {
+		sock_release(old);
+		ramster_handshake_release(&old_hs);
+	}
+out:
+	kfree(acc);
+	memalloc_noio_restore(noio);
+}
+
+/*
+ * A new connection: closed at once unless it comes from the address of a
+ * node that may connect to us and there is room for one more handshake.
+ */
+static void ramster_accept_one(struct socket *sock)
+{
+	struct sockaddr_in from = { };
+	struct ramster_accept *acc;
+	bool room;
 
 	if (kernel_getpeername(sock, (struct sockaddr *)&from) < 0)
 		goto out_release;
-	snprintf(who, sizeof(who), "connection from %pI4", &from.sin_addr);
-	buf = kmalloc(RAMSTER_RX_BUF_SIZE, GFP_KERNEL);
-	if (!buf)
+	if (!ramster_peer_at(from.sin_addr.s_addr)) {
+		ramster_stat_inc(RAMSTER_STAT_ACCEPT_REFUSED_ADDRESS);
+		pr_warn_ratelimited("connection from %pI4: no node that connects to us has that address: closed\n",
+				    &from.sin_addr);
 		goto out_release;
-	ramster_sock_set_timeouts(sock, handshake_timeout_ms,
-				  handshake_timeout_ms);
-	ret = ramster_recv_frame(sock, NULL, &expect, buf, who);
-	if (ret)
-		goto out_free;
-	hdr = (void *)buf;
-	hello = (void *)(hdr + 1);
-	version = 0;
-	why = "the first frame must be a HELLO";
-	if (hdr->type == RAMSTER_MSG_HELLO)
-		version = ramster_hello_check(hdr, hello, &why);
-	peer = version ? ramster_peers[le16_to_cpu(hello->node)] : NULL;
-	if (peer && peer->we_connect) {
-		why = "it should wait for our connection (lower number)";
-		peer = NULL;
-	} else if (peer && from.sin_addr.s_addr != peer->info.addr) {
-		why = "its address is not the node's address";
-		peer = NULL;
 	}
-	if (!peer) {
-		ramster_stat_inc(RAMSTER_STAT_HANDSHAKE_REJECTS);
-		pr_warn_ratelimited("%s: handshake refused: %s\n", who, why);
-		goto out_free;
+	acc = kzalloc(sizeof(*acc), GFP_KERNEL);
+	if (!acc)
+		goto out_release;
+	acc->sock = sock;
+	acc->from = from.sin_addr.s_addr;
+	INIT_WORK(&acc->work, ramster_accept_work);
+
+	spin_lock(&ramster_accepts_lock);
+	room = ramster_nr_accepts < READ_ONCE(max_handshakes);
+	if (room) {
+		list_add_tail(&acc->list, &ramster_accepts);
+		ramster_nr_accepts++;
 	}
-
-	msg = ramster_msg_alloc(RAMSTER_MSG_HELLO_REPLY,
-				sizeof(struct ramster_wire_hello), GFP_KERNEL);
-	if (!msg)
-		goto out_free;
-	ramster_hello_fill(msg, peer->info.num);
-	ret = ramster_sock_send_msg(sock, msg);
-	ramster_msg_free(msg);
-	if (ret)
-		goto out_free;
-
-	spin_lock(&peer->lock);
-	old = peer->accepted;
-	peer->accepted = sock;
-	peer->accepted_version = version;
-	peer->accepted_instance = le32_to_cpu(hello->instance);
-	spin_unlock(&peer->lock);
-	wake_up(&peer->wait);
-	kfree(buf);
-	if (old)
-		sock_release(old);
+	spin_unlock(&ramster_accepts_lock);
+	if (!room) {
+		kfree(acc);
+		ramster_stat_inc(RAMSTER_STAT_ACCEPT_OVER_LIMIT);
+		pr_warn_ratelimited("connection from %pI4: %u handshakes already running: closed\n",
+				    &from.sin_addr, max_handshakes);
+		goto out_release;
+	}
+	queue_work(ramster_accept_wq, &acc->work);
 	return;
 
-out_free:
-	kfree(buf);
 out_release:
 	sock_release(sock);
+}
+
+/* Cut every running handshake short and wait for their work items. */
+static void ramster_accepts_stop(void)
+{
+	struct ramster_accept *acc;
+
+	spin_lock(&ramster_accepts_lock);
+	list_for_each_entry(acc, &ramster_accepts, list)
+		kernel_sock_shutdown(acc->sock, SHUT_RDWR);
+	spin_unlock(&ramster_accepts_lock);
+	flush_workqueue(ramster_accept_wq);
 }
 
 static int ramster_listen_fn(void *arg)
@@ -1161,7 +1131,7 @@ static struct ramster_peer *ramster_peer_create(const struct ramster_node_info *
 	peer = kzalloc(sizeof(*peer), GFP_KERNEL);
 	if (!peer)
 		return NULL;
-	peer->rxbuf = kmalloc(RAMSTER_RX_BUF_SIZE, GFP_KERNEL);
+	peer->rxbuf = kmalloc(RAMSTER_FRAME_BUF_SIZE, GFP_KERNEL);
 	if (!peer->rxbuf) {
 		kfree(peer);
 		return NULL;
@@ -1171,6 +1141,7 @@ static struct ramster_peer *ramster_peer_create(const struct ramster_node_info *
 	init_waitqueue_head(&peer->wait);
 	spin_lock_init(&peer->lock);
 	peer->state = RAMSTER_LINK_DOWN;
+	peer->security = "-";
 	INIT_LIST_HEAD(&peer->txq);
 	INIT_LIST_HEAD(&peer->pending);
 	mutex_init(&peer->tx_mutex);
@@ -1204,6 +1175,8 @@ void ramster_transport_stop(void)
 		sock_release(ramster_listen_sock);
 		ramster_listen_sock = NULL;
 	}
+	/* They hand connections to peers: gone before the peers go. */
+	ramster_accepts_stop();
 	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
 		if (ramster_peers[i]) {
 			ramster_peer_destroy(ramster_peers[i]);
@@ -1229,6 +1202,9 @@ int ramster_transport_start(const struct ramster_node_info *local)
 
 	if (ramster_started)
 		return -EBUSY;
+	ret = ramster_handshake_may_start();
+	if (ret)
+		return ret;
 	ramster_local_info = *local;
 	ramster_me.node = local->num;
 	ret = ramster_listen_start();
@@ -1268,7 +1244,7 @@ err_stop:
 	return ret;
 }
 
-/* On a live link, HELLO and HELLO_REPLY are out of place. */
+/* On a live link, the handshake's frames are out of place. */
 static int ramster_link_late_hello(void *ctx, u8 node,
 				   const struct ramster_wire_hdr *hdr,
 				   const void *payload)
@@ -1291,6 +1267,7 @@ static int ramster_link_goodbye(void *ctx, u8 node,
 static const struct ramster_handler ramster_link_handlers[] = {
 	{ RAMSTER_MSG_HELLO, RAMSTER_WIRE_RULE_HELLO, ramster_link_late_hello },
 	{ RAMSTER_MSG_HELLO_REPLY, RAMSTER_WIRE_RULE_HELLO, ramster_link_late_hello },
+	{ RAMSTER_MSG_AUTH, RAMSTER_WIRE_RULE_AUTH, ramster_link_late_hello },
 	{ RAMSTER_MSG_GOODBYE, RAMSTER_WIRE_RULE_GOODBYE, ramster_link_goodbye },
 };
 
@@ -1310,16 +1287,26 @@ int ramster_transport_init(struct dentry *debugfs_root)
 		       RAMSTER_WIRE_CLUSTER_NAME_LEN - 1);
 		return -EINVAL;
 	}
+	ret = ramster_auth_init();
+	if (ret)
+		return ret;
 	ramster_tx_wq = alloc_workqueue("ramster_tx",
 					WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!ramster_tx_wq)
 		return -ENOMEM;
+	/* Handshakes free no memory: no rescuer, no reserves. */
+	ramster_accept_wq = alloc_workqueue("ramster_accept", WQ_UNBOUND, 0);
+	if (!ramster_accept_wq) {
+		destroy_workqueue(ramster_tx_wq);
+		return -ENOMEM;
+	}
 	ramster_me.cluster = cluster_name;
 	do {
 		ramster_me.instance = get_random_u32();
 	} while (!ramster_me.instance);
 	ret = ramster_transport_register(&ramster_link_service);
 	if (ret) {
+		destroy_workqueue(ramster_accept_wq);
 		destroy_workqueue(ramster_tx_wq);
 		return ret;
 	}
@@ -1330,7 +1317,12 @@ int ramster_transport_init(struct dentry *debugfs_root)
 void ramster_transport_exit(void)
 {
 	ramster_transport_stop();
+	ramster_auth_exit();
 	ramster_transport_unregister(&ramster_link_service);
+	if (ramster_accept_wq) {
+		destroy_workqueue(ramster_accept_wq);
+		ramster_accept_wq = NULL;
+	}
 	if (ramster_tx_wq) {
 		destroy_workqueue(ramster_tx_wq);
 		ramster_tx_wq = NULL;

@@ -47,18 +47,19 @@ static int ramster_links_show(struct seq_file *m, void *v)
 {
 	int i;
 
-	seq_puts(m, "node address               role   state      ups downs\n");
+	seq_puts(m, "node address               role   state      ups downs security\n");
 	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
 		struct ramster_peer *peer = ramster_peers[i];
 
 		if (!peer)
 			continue;
-		seq_printf(m, "%-4u %pI4:%-5u %-6s %-10s %3llu %5llu\n",
+		seq_printf(m, "%-4u %pI4:%-5u %-6s %-10s %3llu %5llu %s\n",
 			   i, &peer->info.addr, be16_to_cpu(peer->info.port),
 			   ramster_role_name(peer->info.role),
 			   ramster_link_state_name(READ_ONCE(peer->state)),
 			   READ_ONCE(peer->link_ups),
-			   READ_ONCE(peer->link_downs));
+			   READ_ONCE(peer->link_downs),
+			   READ_ONCE(peer->security));
 	}
 	return 0;
 }

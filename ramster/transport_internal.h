@@ -12,6 +12,7 @@
 #include <linux/workqueue.h>
 
 #include "cluster.h"
+#include "handshake.h"
 
 enum ramster_link_state {
 	RAMSTER_LINK_DOWN,
@@ -29,10 +30,11 @@ enum ramster_link_state {
  * @wait: the thread waits here for a handed-over socket or a stop
  * @lock: protects the fields below it, up to @tx_mutex
  * @state: enum ramster_link_state
- * @accepted: a connection the listener accepted and answered
- * @accepted_version: its negotiated protocol version
- * @accepted_instance: its sender's instance
+ * @accepted: a connection accepted and authenticated by a handshake work
+ *	item, for the thread to take
+ * @accepted_hs: what that handshake agreed on (its keys)
  * @version: protocol version of the live link
+ * @security: "encrypted", "authenticated" or "insecure": the live link's
  * @instance: the peer's instance as of the last handshake
  * @instance_known: @instance is valid
  * @txq: frames waiting for the tx work
@@ -42,8 +44,9 @@ enum ramster_link_state {
  * @last_keepalive: jiffies of the last keepalive queued
  * @link_ups: times the link came up
  * @link_downs: times it went down
- * @tx_mutex: serialises the tx work; protects @tx_sock
+ * @tx_mutex: serialises the tx work; protects @tx_sock and @tx_aead
  * @tx_sock: the live socket, for the tx work
+ * @tx_aead: the live link's sending direction, NULL if insecure
  * @tx_work: sends @txq
  * @rxbuf: one received frame
  * @debugfs: its files in peers/<num>/ (transport_debug.c)
@@ -57,9 +60,9 @@ struct ramster_peer {
 	spinlock_t lock;		/* see above */
 	enum ramster_link_state state;
 	struct socket *accepted;
-	u8 accepted_version;
-	u32 accepted_instance;
+	struct ramster_handshake accepted_hs;
 	u8 version;
+	const char *security;
 	u32 instance;
 	bool instance_known;
 	struct list_head txq;
@@ -72,6 +75,7 @@ struct ramster_peer {
 
 	struct mutex tx_mutex;		/* see above */
 	struct socket *tx_sock;
+	struct ramster_aead *tx_aead;
 	struct work_struct tx_work;
 
 	u8 *rxbuf;

@@ -31,6 +31,7 @@ static const char * const ramster_wire_error_names[RAMSTER_WIRE_NR_ERRORS] = {
 	[RAMSTER_WIRE_BEFORE_HANDSHAKE] = "frame before the handshake",
 	[RAMSTER_WIRE_BAD_CRC] = "payload checksum mismatch",
 	[RAMSTER_WIRE_BAD_PAYLOAD] = "malformed payload",
+	[RAMSTER_WIRE_BAD_SEQ] = "not the next sequence number (replayed, reordered or lost frame)",
 };
 
 const char *ramster_wire_error_name(enum ramster_wire_error err)
@@ -41,9 +42,33 @@ const char *ramster_wire_error_name(enum ramster_wire_error err)
 }
 EXPORT_SYMBOL_IF_KUNIT(ramster_wire_error_name);
 
-static bool ramster_wire_is_hello(u8 type)
+/* The frames of a handshake: before it is done, nothing else is read. */
+static bool ramster_wire_is_handshake(u8 type)
 {
-	return type == RAMSTER_MSG_HELLO || type == RAMSTER_MSG_HELLO_REPLY;
+	return type == RAMSTER_MSG_HELLO || type == RAMSTER_MSG_HELLO_REPLY ||
+	       type == RAMSTER_MSG_AUTH;
+}
+
+/* The flags and seq every frame of a live link must carry. */
+static enum ramster_wire_error
+ramster_wire_check_auth(const struct ramster_wire_hdr *hdr,
+			const struct ramster_wire_expect *expect)
+{
+	u16 flags = le16_to_cpu(hdr->flags);
+	u16 want = 0;
+
+	if (expect->handshake_done && expect->auth)
+		want = RAMSTER_F_AUTH | (expect->encrypt ? RAMSTER_F_ENCRYPTED : 0);
+	if (flags != want)
+		return RAMSTER_WIRE_BAD_FLAGS;
+	if (!want)
+		return hdr->seq ? RAMSTER_WIRE_BAD_RESERVED : RAMSTER_WIRE_OK;
+	/* The tag covers the payload; a crc of it in clear would leak. */
+	if (hdr->pcrc)
+		return RAMSTER_WIRE_BAD_RESERVED;
+	if (le32_to_cpu(hdr->seq) != expect->seq)
+		return RAMSTER_WIRE_BAD_SEQ;
+	return RAMSTER_WIRE_OK;
 }
 
 /**
@@ -66,7 +91,7 @@ enum ramster_wire_error ramster_wire_check_hdr(const struct ramster_wire_hdr *hd
 	if (type == 0 || type >= RAMSTER_MSG_NR_TYPES || !rule)
 		return RAMSTER_WIRE_UNKNOWN_TYPE;
 	if (!expect->handshake_done) {
-		if (!ramster_wire_is_hello(type))
+		if (!ramster_wire_is_handshake(type))
 			return RAMSTER_WIRE_BEFORE_HANDSHAKE;
 		/* Any version may say hello: the payload negotiates. */
 		if (hdr->version == 0)
@@ -76,14 +101,14 @@ enum ramster_wire_error ramster_wire_check_hdr(const struct ramster_wire_hdr *hd
 	}
 	if (le16_to_cpu(hdr->flags) & ~RAMSTER_F_KNOWN)
 		return RAMSTER_WIRE_BAD_FLAGS;
-	if (hdr->rsvd0 || hdr->rsvd1)
+	if (hdr->rsvd0)
 		return RAMSTER_WIRE_BAD_RESERVED;
 	if (plen < rule->min_len || plen > rule->max_len)
 		return RAMSTER_WIRE_BAD_LENGTH;
 	if (expect->handshake_done &&
 	    le16_to_cpu(hdr->src_node) != expect->peer_node)
 		return RAMSTER_WIRE_BAD_NODE;
-	return RAMSTER_WIRE_OK;
+	return ramster_wire_check_auth(hdr, expect);
 }
 EXPORT_SYMBOL_IF_KUNIT(ramster_wire_check_hdr);
 
@@ -112,9 +137,17 @@ bool ramster_wire_hello_valid(const void *payload, u32 plen)
 {
 	const struct ramster_wire_hello *hello = payload;
 
+	/* Version 1's hello had no nonce: it is read to be refused. */
+	if (plen == RAMSTER_WIRE_HELLO_V1_LEN) {
+		if (hello->max_version != 1 || hello->capabilities)
+			return false;
+	} else if (plen != sizeof(*hello) || hello->max_version < 2) {
+		return false;
+	}
 	return hello->min_version >= 1 &&
 	       hello->min_version <= hello->max_version &&
-	       !hello->rsvd0 && !hello->capabilities &&
+	       !hello->rsvd0 &&
+	       !(le32_to_cpu(hello->capabilities) & ~RAMSTER_CAP_KNOWN) &&
 	       hello->cluster[0] &&
 	       memchr(hello->cluster, '\0', sizeof(hello->cluster));
 }
@@ -203,6 +236,9 @@ EXPORT_SYMBOL_IF_KUNIT(ramster_wire_recall_valid);
  * @payload: hdr->plen bytes
  * @rule: the rule the header was checked with
  *
+ * A frame with RAMSTER_F_AUTH has no crc: its tag, checked (and the
+ * payload decrypted) before this, covers it.
+ *
  * Return: RAMSTER_WIRE_OK, RAMSTER_WIRE_BAD_CRC, or RAMSTER_WIRE_BAD_PAYLOAD.
  */
 enum ramster_wire_error ramster_wire_check_payload(const struct ramster_wire_hdr *hdr,
@@ -211,7 +247,8 @@ enum ramster_wire_error ramster_wire_check_payload(const struct ramster_wire_hdr
 {
 	u32 plen = le32_to_cpu(hdr->plen);
 
-	if (crc32c(0, payload, plen) != le32_to_cpu(hdr->pcrc))
+	if (!(le16_to_cpu(hdr->flags) & RAMSTER_F_AUTH) &&
+	    crc32c(0, payload, plen) != le32_to_cpu(hdr->pcrc))
 		return RAMSTER_WIRE_BAD_CRC;
 	if (rule->valid && !rule->valid(payload, plen))
 		return RAMSTER_WIRE_BAD_PAYLOAD;
@@ -224,17 +261,21 @@ EXPORT_SYMBOL_IF_KUNIT(ramster_wire_check_payload);
  * @hello: the payload to fill
  * @me: who we are
  * @peer: whom we believe we talk to
+ * @nonce: RAMSTER_WIRE_NONCE_LEN fresh random bytes
  */
 void ramster_wire_hello_fill(struct ramster_wire_hello *hello,
-			     const struct ramster_wire_hello_id *me, u16 peer)
+			     const struct ramster_wire_hello_id *me, u16 peer,
+			     const u8 *nonce)
 {
 	memset(hello, 0, sizeof(*hello));
-	hello->min_version = RAMSTER_WIRE_VERSION;
+	hello->min_version = RAMSTER_WIRE_MIN_VERSION;
 	hello->max_version = RAMSTER_WIRE_VERSION;
 	hello->node = cpu_to_le16(me->node);
 	hello->peer_node = cpu_to_le16(peer);
 	strscpy(hello->cluster, me->cluster, sizeof(hello->cluster));
 	hello->instance = cpu_to_le32(me->instance);
+	hello->capabilities = cpu_to_le32(me->capabilities);
+	memcpy(hello->nonce, nonce, RAMSTER_WIRE_NONCE_LEN);
 }
 EXPORT_SYMBOL_IF_KUNIT(ramster_wire_hello_fill);
 
@@ -257,7 +298,7 @@ u8 ramster_wire_hello_check(const struct ramster_wire_hdr *hdr,
 {
 	u8 version = min_t(u8, hello->max_version, RAMSTER_WIRE_VERSION);
 
-	if (version < max_t(u8, hello->min_version, RAMSTER_WIRE_VERSION)) {
+	if (version < max_t(u8, hello->min_version, RAMSTER_WIRE_MIN_VERSION)) {
 		*why = "no common protocol version";
 		return 0;
 	}

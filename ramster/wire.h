@@ -21,11 +21,44 @@
  * INVALIDATE for version g never removes version g + 1, and a PUT_REPLY
  * for an old version is recognised as such.
  *
- * Room for what comes later: hdr.flags has RAMSTER_F_AUTH (an HMAC of the
- * frame with the cluster key follows the payload) and RAMSTER_F_ENCRYPTED
- * (page data is encrypted), both refused by this version; HELLO carries
- * capability bits; a PUT may be sent to several nodes (replication) since
- * nothing in it names a single holder.
+ * Protocol version 2: authentication and encryption.  Every node of a
+ * cluster holds the same 32-byte cluster key.  HELLO and HELLO_REPLY carry
+ * a fresh random nonce each (32 bytes) and capability bits; when both
+ * sides have RAMSTER_CAP_AUTH, two AUTH frames follow, the connecting node
+ * first, each proving possession of the key over the whole exchange:
+ *
+ *   T      = SHA-256(HELLO payload || HELLO_REPLY payload)   (as sent)
+ *   mac_c  = HMAC-SHA256(K, "ramster v2 proof c" || T)   AUTH, connector
+ *   mac_a  = HMAC-SHA256(K, "ramster v2 proof a" || T)   AUTH, acceptor
+ *
+ * The acceptor checks mac_c before it answers with mac_a, so it proves
+ * nothing to a node that has not proved first.  Both payloads hold both
+ * node numbers, both instances, both nonces, the version ranges and the
+ * capabilities, so a proof is bound to one exchange and cannot be
+ * replayed into another.  Per-direction session keys follow (HKDF,
+ * RFC 5869, with SHA-256; one output block each):
+ *
+ *   PRK    = HMAC-SHA256(nonce_c || nonce_a, K)           HKDF-Extract
+ *   k_ca   = HMAC-SHA256(PRK, "ramster v2 key c>a" || T || 0x01)
+ *   k_ac   = HMAC-SHA256(PRK, "ramster v2 key a>c" || T || 0x01)
+ *
+ * (c: the connecting node, a: the accepting one; labels are ASCII without
+ * their NUL.)  Every later frame has RAMSTER_F_AUTH, hdr.pcrc 0, hdr.seq
+ * the low 32 bits of its sequence number (per direction, from 0 for the
+ * first frame after the AUTH exchange), and a RAMSTER_WIRE_TAG_LEN-byte
+ * tag after its payload: AEAD rfc7539(chacha20,poly1305) under the
+ * direction's key, with the 12-byte nonce le64(seq) || 4 zero bytes.
+ * With RAMSTER_F_ENCRYPTED (set on every frame of a link where either
+ * HELLO asked for RAMSTER_CAP_ENCRYPT) the payload is encrypted and the
+ * associated data is the header; without, the associated data is header
+ * and payload and nothing is encrypted.  A frame whose seq is not the
+ * next one, or whose tag does not verify, closes the link: replayed,
+ * reordered, dropped and altered frames are all refused.  A node with a
+ * key never talks to one without (no downgrade); nodes loaded with
+ * insecure=1 and no key speak version 2 without AUTH frames and tags.
+ *
+ * A page may be sent to several nodes (replication) since nothing in a
+ * PUT names a single holder.
  */
 #ifndef _RAMSTER_WIRE_H
 #define _RAMSTER_WIRE_H
@@ -34,7 +67,8 @@
 #include <linux/types.h>
 
 #define RAMSTER_WIRE_MAGIC		0x54534d52	/* "RMST" */
-#define RAMSTER_WIRE_VERSION		1
+#define RAMSTER_WIRE_VERSION		2	/* the newest we speak */
+#define RAMSTER_WIRE_MIN_VERSION	2	/* the oldest we speak */
 #define RAMSTER_WIRE_HDR_SIZE		32
 #define RAMSTER_WIRE_CLUSTER_NAME_LEN	16
 /* Largest compressed page a PUT or GET_REPLY may carry. */
@@ -43,6 +77,13 @@
 #define RAMSTER_WIRE_MAX_INVALIDATE	128
 /* Swap types are below MAX_SWAPFILES, which is at most 32. */
 #define RAMSTER_WIRE_MAX_SWAP_TYPES	32
+/* Version 2: the cluster key, nonces, proofs and frame tags. */
+#define RAMSTER_WIRE_CLUSTER_KEY_LEN	32
+#define RAMSTER_WIRE_NONCE_LEN		32
+#define RAMSTER_WIRE_MAC_LEN		32
+#define RAMSTER_WIRE_TAG_LEN		16
+#define RAMSTER_WIRE_AEAD		"rfc7539(chacha20,poly1305)"
+#define RAMSTER_WIRE_AEAD_IV_LEN	12
 
 enum ramster_wire_type {
 	RAMSTER_MSG_HELLO		= 1,
@@ -56,13 +97,19 @@ enum ramster_wire_type {
 	RAMSTER_MSG_INVALIDATE_AREA	= 9,
 	RAMSTER_MSG_RECALL		= 10,
 	RAMSTER_MSG_GOODBYE		= 11,
+	RAMSTER_MSG_AUTH		= 12,	/* version 2, handshake only */
 	RAMSTER_MSG_NR_TYPES
 };
 
 /* hdr.flags */
-#define RAMSTER_F_AUTH		0x0001	/* reserved: HMAC trailer */
-#define RAMSTER_F_ENCRYPTED	0x0002	/* reserved: page data encrypted */
-#define RAMSTER_F_KNOWN		0x0000	/* flags this version accepts */
+#define RAMSTER_F_AUTH		0x0001	/* a tag follows the payload */
+#define RAMSTER_F_ENCRYPTED	0x0002	/* the payload is encrypted */
+#define RAMSTER_F_KNOWN		(RAMSTER_F_AUTH | RAMSTER_F_ENCRYPTED)
+
+/* hello.capabilities */
+#define RAMSTER_CAP_AUTH	0x0001	/* has the cluster key: AUTH follows */
+#define RAMSTER_CAP_ENCRYPT	0x0002	/* wants payloads encrypted */
+#define RAMSTER_CAP_KNOWN	(RAMSTER_CAP_AUTH | RAMSTER_CAP_ENCRYPT)
 
 /**
  * struct ramster_wire_hdr - the header of every frame
@@ -71,11 +118,13 @@ enum ramster_wire_type {
  * @type: enum ramster_wire_type
  * @flags: RAMSTER_F_*
  * @plen: payload length in bytes
- * @pcrc: crc32c of the payload (0 when plen is 0)
+ * @pcrc: crc32c of the payload (0 when plen is 0, or with RAMSTER_F_AUTH:
+ *	the tag covers it, and a crc of an encrypted page would leak)
  * @req_id: matches a reply to its request; 0 in one-way frames
  * @src_node: the sender's node number
  * @rsvd0: zero
- * @rsvd1: zero
+ * @seq: with RAMSTER_F_AUTH, the low 32 bits of the frame's sequence
+ *	number on its link and direction; zero otherwise
  */
 struct ramster_wire_hdr {
 	__le32	magic;
@@ -87,12 +136,15 @@ struct ramster_wire_hdr {
 	__le64	req_id;
 	__le16	src_node;
 	__le16	rsvd0;
-	__le32	rsvd1;
+	__le32	seq;
 };
 
 static_assert(sizeof(struct ramster_wire_hdr) == RAMSTER_WIRE_HDR_SIZE);
 
-/* HELLO and HELLO_REPLY */
+/*
+ * HELLO and HELLO_REPLY.  Version 1 had the first 32 bytes only: such a
+ * HELLO is still read, to refuse it by its version range.
+ */
 struct ramster_wire_hello {
 	__u8	min_version;
 	__u8	max_version;
@@ -100,11 +152,20 @@ struct ramster_wire_hello {
 	__le16	peer_node;	/* whom the sender believes it talks to */
 	__le16	rsvd0;
 	char	cluster[RAMSTER_WIRE_CLUSTER_NAME_LEN];	/* NUL padded */
-	__le32	capabilities;	/* none defined yet: zero */
+	__le32	capabilities;	/* RAMSTER_CAP_* */
 	__le32	instance;	/* random per module load of the sender */
+	__u8	nonce[RAMSTER_WIRE_NONCE_LEN];	/* fresh per handshake */
 };
 
-static_assert(sizeof(struct ramster_wire_hello) == 32);
+#define RAMSTER_WIRE_HELLO_V1_LEN	32
+static_assert(sizeof(struct ramster_wire_hello) == 64);
+
+/* AUTH: the sender's proof (see the file comment) */
+struct ramster_wire_auth {
+	__u8	mac[RAMSTER_WIRE_MAC_LEN];
+};
+
+static_assert(sizeof(struct ramster_wire_auth) == 32);
 
 /* KEEPALIVE: what the sender can do for the receiver */
 struct ramster_wire_keepalive {
@@ -199,6 +260,7 @@ enum ramster_wire_error {
 	RAMSTER_WIRE_BEFORE_HANDSHAKE,
 	RAMSTER_WIRE_BAD_CRC,
 	RAMSTER_WIRE_BAD_PAYLOAD,
+	RAMSTER_WIRE_BAD_SEQ,
 	RAMSTER_WIRE_NR_ERRORS
 };
 
@@ -207,6 +269,9 @@ struct ramster_wire_expect {
 	u8 version;		/* negotiated; 0 before the handshake */
 	bool handshake_done;
 	u16 peer_node;		/* valid once handshake_done */
+	bool auth;		/* once handshake_done: frames carry tags */
+	bool encrypt;		/* ... and encrypted payloads */
+	u32 seq;		/* with auth: the next frame's hdr.seq */
 };
 
 /**
@@ -240,8 +305,10 @@ bool ramster_wire_recall_valid(const void *payload, u32 plen);
 #define RAMSTER_WIRE_INVAL_LEN	sizeof(struct ramster_wire_invalidate)
 
 /* The rule of each message type, for handler rows. */
-#define RAMSTER_WIRE_RULE_HELLO	{ sizeof(struct ramster_wire_hello), \
+#define RAMSTER_WIRE_RULE_HELLO	{ RAMSTER_WIRE_HELLO_V1_LEN, \
 	sizeof(struct ramster_wire_hello), ramster_wire_hello_valid }
+#define RAMSTER_WIRE_RULE_AUTH	{ sizeof(struct ramster_wire_auth), \
+	sizeof(struct ramster_wire_auth), NULL }
 #define RAMSTER_WIRE_RULE_KEEPALIVE { sizeof(struct ramster_wire_keepalive), \
 	sizeof(struct ramster_wire_keepalive), NULL }
 #define RAMSTER_WIRE_RULE_PUT	{ RAMSTER_WIRE_PAGE_LEN + 1, \
@@ -276,15 +343,18 @@ const char *ramster_wire_error_name(enum ramster_wire_error err);
  * @cluster: cluster name, at most RAMSTER_WIRE_CLUSTER_NAME_LEN - 1 chars
  * @node: the sender's node number
  * @instance: the sender's instance (random per module load, not 0)
+ * @capabilities: RAMSTER_CAP_* it offers
  */
 struct ramster_wire_hello_id {
 	const char *cluster;
 	u16 node;
 	u32 instance;
+	u32 capabilities;
 };
 
 void ramster_wire_hello_fill(struct ramster_wire_hello *hello,
-			     const struct ramster_wire_hello_id *me, u16 peer);
+			     const struct ramster_wire_hello_id *me, u16 peer,
+			     const u8 *nonce);
 u8 ramster_wire_hello_check(const struct ramster_wire_hdr *hdr,
 			    const struct ramster_wire_hello *hello,
 			    const struct ramster_wire_hello_id *me,

@@ -4,7 +4,8 @@
  *
  * Every rule of ramster_wire_check_hdr() and ramster_wire_check_payload()
  * is broken once, starting from a valid frame of each type; every reason
- * ramster_wire_hello_check() refuses a hello is met once.
+ * ramster_wire_hello_check() refuses a hello is met once; the header
+ * rules of an authenticated link (flags, crc, seq) likewise.
  */
 #include <kunit/test.h>
 #include <linux/crc32c.h>
@@ -47,6 +48,7 @@ static const struct ramster_wire_rule rules[RAMSTER_MSG_NR_TYPES] = {
 	[RAMSTER_MSG_INVALIDATE_AREA] = RAMSTER_WIRE_RULE_INVALIDATE_AREA,
 	[RAMSTER_MSG_RECALL] = RAMSTER_WIRE_RULE_RECALL,
 	[RAMSTER_MSG_GOODBYE] = RAMSTER_WIRE_RULE_GOODBYE,
+	[RAMSTER_MSG_AUTH] = RAMSTER_WIRE_RULE_AUTH,
 };
 
 static const struct ramster_wire_rule *rule_of(u8 type)
@@ -78,8 +80,8 @@ static struct frame *hello(struct kunit *test)
 {
 	struct frame *f = new_frame(test, RAMSTER_MSG_HELLO);
 
-	f->hello.min_version = 1;
-	f->hello.max_version = 1;
+	f->hello.min_version = RAMSTER_WIRE_MIN_VERSION;
+	f->hello.max_version = RAMSTER_WIRE_VERSION;
 	f->hello.node = cpu_to_le16(PEER);
 	strscpy(f->hello.cluster, "ramster", sizeof(f->hello.cluster));
 	seal(f, sizeof(f->hello));
@@ -201,7 +203,7 @@ static void header_rules(struct kunit *test)
 	f->hdr.rsvd0 = cpu_to_le16(1);
 	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_RESERVED);
 	f = put(test, 10);
-	f->hdr.rsvd1 = cpu_to_le32(1 << 31);
+	f->hdr.seq = cpu_to_le32(1 << 31);	/* reserved without auth */
 	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_RESERVED);
 
 	/* A forged sender, and data before the handshake. */
@@ -221,7 +223,8 @@ static void header_rules(struct kunit *test)
 static void length_bounds(struct kunit *test)
 {
 	static const struct { u8 type; u32 min, max; } b[] = {
-		{ RAMSTER_MSG_HELLO, 32, 32 },
+		{ RAMSTER_MSG_HELLO, 32, 64 },
+		{ RAMSTER_MSG_AUTH, 32, 32 },
 		{ RAMSTER_MSG_KEEPALIVE, 16, 16 },
 		{ RAMSTER_MSG_PUT, 41, 40 + RAMSTER_WIRE_MAX_DATA },
 		{ RAMSTER_MSG_PUT_REPLY, 32, 32 },
@@ -239,7 +242,8 @@ static void length_bounds(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(b); i++) {
 		r = rule_of(b[i].type);
-		e = b[i].type == RAMSTER_MSG_HELLO ? &before : &after;
+		e = b[i].type == RAMSTER_MSG_HELLO ||
+		    b[i].type == RAMSTER_MSG_AUTH ? &before : &after;
 		f = new_frame(test, b[i].type);
 		if (b[i].min) {
 			f->hdr.plen = cpu_to_le32(b[i].min - 1);
@@ -323,11 +327,11 @@ static void payload_rules(struct kunit *test)
 	seal(f, sizeof(f->hello));
 	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_BAD_PAYLOAD);
 	f = hello(test);
-	f->hello.min_version = 2;
+	f->hello.min_version = RAMSTER_WIRE_VERSION + 1;	/* min > max */
 	seal(f, sizeof(f->hello));
 	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_BAD_PAYLOAD);
 	f = hello(test);
-	f->hello.capabilities = cpu_to_le32(1);
+	f->hello.capabilities = cpu_to_le32(RAMSTER_CAP_KNOWN + 1);
 	seal(f, sizeof(f->hello));
 	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_BAD_PAYLOAD);
 
@@ -364,8 +368,10 @@ static struct frame *hello_to_me(struct kunit *test)
 		.cluster = "ramster", .node = PEER, .instance = 99,
 	};
 	struct frame *f = new_frame(test, RAMSTER_MSG_HELLO);
+	u8 nonce[RAMSTER_WIRE_NONCE_LEN];
 
-	ramster_wire_hello_fill(&f->hello, &peer, me.node);
+	memset(nonce, 0xa5, sizeof(nonce));
+	ramster_wire_hello_fill(&f->hello, &peer, me.node, nonce);
 	seal(f, sizeof(f->hello));
 	return f;
 }
@@ -381,6 +387,8 @@ static void hello_fill_then_check(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, why);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(f->hello.instance), 99);
 	KUNIT_EXPECT_STREQ(test, f->hello.cluster, "ramster");
+	KUNIT_EXPECT_EQ(test, f->hello.nonce[0], 0xa5);
+	KUNIT_EXPECT_EQ(test, f->hello.nonce[RAMSTER_WIRE_NONCE_LEN - 1], 0xa5);
 	/* A later sender that also speaks our version: ours is chosen. */
 	f->hello.max_version = RAMSTER_WIRE_VERSION + 3;
 	KUNIT_EXPECT_EQ(test, ramster_wire_hello_check(&f->hdr, &f->hello, &me, &why),
@@ -431,6 +439,86 @@ static void hello_refusals(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, reason(why), "it believes it talks to another node");
 }
 
+/* A version 1 node's 32-byte hello is read, and refused by version. */
+static void hello_v1_refused(struct kunit *test)
+{
+	struct frame *f = hello_to_me(test);
+	const char *why = NULL;
+
+	f->hello.min_version = 1;
+	f->hello.max_version = 1;
+	f->hello.capabilities = 0;
+	seal(f, RAMSTER_WIRE_HELLO_V1_LEN);
+	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_OK);
+	KUNIT_EXPECT_EQ(test, ramster_wire_hello_check(&f->hdr, &f->hello, &me, &why), 0);
+	KUNIT_EXPECT_STREQ(test, reason(why), "no common protocol version");
+	/* Full length claiming version 1 only, or short claiming 2: malformed. */
+	seal(f, sizeof(f->hello));
+	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_BAD_PAYLOAD);
+	f = hello_to_me(test);
+	seal(f, RAMSTER_WIRE_HELLO_V1_LEN);
+	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_BAD_PAYLOAD);
+	/* Capability bits this version does not know. */
+	f = hello_to_me(test);
+	f->hello.capabilities = cpu_to_le32(RAMSTER_CAP_KNOWN + 1);
+	seal(f, sizeof(f->hello));
+	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_BAD_PAYLOAD);
+}
+
+/* As frame_io.c leaves an authenticated frame before its tag is checked. */
+static struct frame *tagged(struct kunit *test, u16 flags, u32 seq)
+{
+	struct frame *f = put(test, 10);
+
+	f->hdr.flags = cpu_to_le16(flags);
+	f->hdr.pcrc = 0;
+	f->hdr.seq = cpu_to_le32(seq);
+	return f;
+}
+
+static void authenticated_link_rules(struct kunit *test)
+{
+	const u16 enc = RAMSTER_F_AUTH | RAMSTER_F_ENCRYPTED;
+	struct ramster_wire_expect auth = after, encrypted = after;
+	struct frame *f;
+
+	auth.auth = true;
+	auth.seq = 5;
+	encrypted.auth = true;
+	encrypted.encrypt = true;
+	encrypted.seq = 5;
+
+	KUNIT_EXPECT_EQ(test, check(tagged(test, RAMSTER_F_AUTH, 5), &auth),
+			RAMSTER_WIRE_OK);
+	KUNIT_EXPECT_EQ(test, check(tagged(test, enc, 5), &encrypted),
+			RAMSTER_WIRE_OK);
+	/* The link's mode, exactly: no tag-less frame, no mode switch. */
+	KUNIT_EXPECT_EQ(test, check(put(test, 10), &auth), RAMSTER_WIRE_BAD_FLAGS);
+	KUNIT_EXPECT_EQ(test, check(tagged(test, enc, 5), &auth),
+			RAMSTER_WIRE_BAD_FLAGS);
+	KUNIT_EXPECT_EQ(test, check(tagged(test, RAMSTER_F_AUTH, 5), &encrypted),
+			RAMSTER_WIRE_BAD_FLAGS);
+	KUNIT_EXPECT_EQ(test, check(tagged(test, RAMSTER_F_ENCRYPTED, 5),
+				    &encrypted), RAMSTER_WIRE_BAD_FLAGS);
+	/* Replayed, reordered or lost frames: the seq is not the next one. */
+	KUNIT_EXPECT_EQ(test, check(tagged(test, RAMSTER_F_AUTH, 4), &auth),
+			RAMSTER_WIRE_BAD_SEQ);
+	KUNIT_EXPECT_EQ(test, check(tagged(test, RAMSTER_F_AUTH, 6), &auth),
+			RAMSTER_WIRE_BAD_SEQ);
+	/* No crc of an authenticated payload on the wire. */
+	f = tagged(test, RAMSTER_F_AUTH, 5);
+	f->hdr.pcrc = cpu_to_le32(1);
+	KUNIT_EXPECT_EQ(test, check(f, &auth), RAMSTER_WIRE_BAD_RESERVED);
+	/* Handshake frames are never tagged, even before an auth link. */
+	f = hello(test);
+	f->hdr.flags = cpu_to_le16(RAMSTER_F_AUTH);
+	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_BAD_FLAGS);
+	/* AUTH belongs to the handshake. */
+	f = new_frame(test, RAMSTER_MSG_AUTH);
+	seal(f, sizeof(struct ramster_wire_auth));
+	KUNIT_EXPECT_EQ(test, check(f, &before), RAMSTER_WIRE_OK);
+}
+
 static void every_error_has_a_name(struct kunit *test)
 {
 	int err;
@@ -453,6 +541,8 @@ static struct kunit_case ramster_wire_cases[] = {
 	KUNIT_CASE(every_error_has_a_name),
 	KUNIT_CASE(hello_fill_then_check),
 	KUNIT_CASE(hello_refusals),
+	KUNIT_CASE(hello_v1_refused),
+	KUNIT_CASE(authenticated_link_rules),
 	{}
 };
 

@@ -19,7 +19,8 @@ import re
 import sys
 
 TRANSPORT = "transport"
-BELOW_TRANSPORT = {"ramster", "stats", "wire", "cluster", "transport"}
+BELOW_TRANSPORT = {"ramster", "stats", "wire", "cluster", "transport",
+                   "auth", "frame_io", "handshake"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

@@ -2,7 +2,8 @@
 # configfs membership (o2nm rules): cluster.conf applied with ramster-conf,
 # then every ordering and uniqueness rule broken once.
 #
-# results: membership_from_cluster_conf membership_rules_enforced
+# results: membership_needs_cluster_key membership_from_cluster_conf
+# results: membership_rules_enforced
 # results: membership_pins_module membership_no_kernel_warnings
 # memory: 128M
 # timeout: 120
@@ -27,7 +28,25 @@ try() {
 # Setting "local" starts listening on node 2's address: it must be here.
 ip link set lo up
 ip addr add 10.213.0.2/32 dev lo
-/bin/ramster-conf apply /etc/ramster/peers-3.conf 2; rc=$?
+
+# No cluster key (and no insecure=1): the node refuses to start its links,
+# says why, and is left as it was (not local), ready for a key.
+KEY=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+keyless=ok
+if /bin/ramster-conf apply /etc/ramster/peers-3.conf 2 2>/dev/null; then
+	keyless="started without a key"
+fi
+[ "$(cat $CFG/node2/local)" = 0 ] || keyless="$keyless, left local"
+dmesg | grep -q 'ramster: no cluster key: write one to' ||
+	keyless="$keyless, no message"
+try "invalid argument" $CFG/key 0123                # too short
+try "invalid argument" $CFG/key "${KEY%?}g"         # not hex
+try "invalid argument" $CFG/key 0000000000000000000000000000000000000000000000000000000000000000
+try ok $CFG/key "$KEY"
+if cat $CFG/key >/dev/null 2>&1; then keyless="$keyless, key readable"; fi
+check membership_needs_cluster_key "$keyless" test "$keyless" = ok
+rc=0
+sh -c "echo 1 > $CFG/node2/local" || rc=1
 for n in node1 node2 node3; do
 	echo "$n: num=$(cat $CFG/$n/num) addr=$(cat $CFG/$n/ipv4_address):$(cat $CFG/$n/ipv4_port) role=$(cat $CFG/$n/role) capacity=$(cat $CFG/$n/capacity) local=$(cat $CFG/$n/local)"
 done
@@ -55,6 +74,7 @@ try "invalid argument" $CFG/extra/local 1          # role not set yet
 try ok $CFG/extra/role server
 try "busy" $CFG/extra/local 1                      # node2 is local
 try "busy" $CFG/node2/role server                  # local: frozen
+try "busy" $CFG/key "$KEY"                         # links running
 try ok $CFG/node2/capacity 5                       # ... but for capacity
 try ok $CFG/extra/capacity 5
 try "busy" $CFG/extra/capacity 6                   # once for the others
