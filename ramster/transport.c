@@ -63,9 +63,10 @@
  * is running; write: a service (un)registers, so unregistering waits for
  * its handlers to finish) -> peer->tx_mutex (serialises senders, protects
  * peer->tx_sock) -> peer->lock (spinlock: the state, the sockets handed
- * over, the send queue, the pending list).  ramster_peers[] is filled at
- * start and only emptied after every thread stopped: at module exit, or
- * when a start fails.
+ * over, the send queue, the pending list).  ramster_accepts_lock (a
+ * mutex, the handshakes in progress) nests in nothing and nothing in it.
+ * ramster_peers[] is filled at start and only emptied after every thread
+ * and handshake stopped: at module exit, or when a start fails.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -170,7 +171,8 @@ struct ramster_accept {
 	__be32 from;
 };
 
-static DEFINE_SPINLOCK(ramster_accepts_lock);	/* the two below */
+/* A mutex: a stop shuts the sockets down under it, which may sleep. */
+static DEFINE_MUTEX(ramster_accepts_lock);	/* the two below */
 static LIST_HEAD(ramster_accepts);
 static unsigned int ramster_nr_accepts;
 
@@ -959,10 +961,10 @@ static void ramster_accept_work(struct work_struct *work)
 		kfree(buf);
 	}
 
-	spin_lock(&ramster_accepts_lock);
+	mutex_lock(&ramster_accepts_lock);
 	list_del(&acc->list);
 	ramster_nr_accepts--;
-	spin_unlock(&ramster_accepts_lock);
+	mutex_unlock(&ramster_accepts_lock);
 	if (ret) {
 		sock_release(acc->sock);
 		goto out;
@@ -1011,13 +1013,13 @@ static void ramster_accept_one(struct socket *sock)
 	acc->from = from.sin_addr.s_addr;
 	INIT_WORK(&acc->work, ramster_accept_work);
 
-	spin_lock(&ramster_accepts_lock);
+	mutex_lock(&ramster_accepts_lock);
 	room = ramster_nr_accepts < READ_ONCE(max_handshakes);
 	if (room) {
 		list_add_tail(&acc->list, &ramster_accepts);
 		ramster_nr_accepts++;
 	}
-	spin_unlock(&ramster_accepts_lock);
+	mutex_unlock(&ramster_accepts_lock);
 	if (!room) {
 		kfree(acc);
 		ramster_stat_inc(RAMSTER_STAT_ACCEPT_OVER_LIMIT);
@@ -1037,10 +1039,10 @@ static void ramster_accepts_stop(void)
 {
 	struct ramster_accept *acc;
 
-	spin_lock(&ramster_accepts_lock);
+	mutex_lock(&ramster_accepts_lock);
 	list_for_each_entry(acc, &ramster_accepts, list)
 		kernel_sock_shutdown(acc->sock, SHUT_RDWR);
-	spin_unlock(&ramster_accepts_lock);
+	mutex_unlock(&ramster_accepts_lock);
 	flush_workqueue(ramster_accept_wq);
 }
 
