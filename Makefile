@@ -4,6 +4,9 @@
 #   make test     build everything and run the QEMU test suite
 #   make bench    disk swap vs zswap vs ramster, and patched vs vanilla
 #   make check    checkpatch --strict on the series and the module, shellcheck
+#   make test-debug  the same tests on the debug kernel (lockdep, KASAN,
+#                 kmemleak, ...): build/kernel-debug, module-debug,
+#                 initramfs-debug.cpio.gz; TESTS="NAME..." for a subset
 #   make cluster-up [CONFIG=...] / cluster-stat / cluster-down
 #
 # Everything generated goes under build/ (ignored by git).
@@ -15,6 +18,10 @@ KERNEL_DIR := $(BUILD)/kernel
 VANILLA_DIR := $(BUILD)/kernel-vanilla
 MODULE_DIR := $(BUILD)/module
 INITRAMFS := $(BUILD)/initramfs.cpio.gz
+# The debug flavour: the same series with kernel-patches/debug.fragment.
+DEBUG_KERNEL_DIR := $(BUILD)/kernel-debug
+DEBUG_MODULE_DIR := $(BUILD)/module-debug
+DEBUG_INITRAMFS := $(BUILD)/initramfs-debug.cpio.gz
 
 MODULE_SRCS := $(wildcard ramster/*.c ramster/*.h) ramster/Kbuild
 # What the initramfs is made of: the product (tools/) and the tests.
@@ -23,7 +30,8 @@ TOOL_SRCS := tools/guest/init tools/guest/ramster-node \
 TEST_GUEST_SRCS := $(wildcard tests/guest/*.c tests/guest/cases/*.sh)
 
 .PHONY: all deps kernel kernel-vanilla module initramfs check check-bisect \
-	test demo bench cluster-up cluster-stat cluster-down clean distclean
+	test demo bench cluster-up cluster-stat cluster-down clean distclean \
+	kernel-debug module-debug initramfs-debug test-debug
 
 all: kernel module initramfs
 
@@ -38,6 +46,10 @@ kernel: deps
 kernel-vanilla: deps
 	@scripts/build-kernel.sh $(VANILLA_DIR)
 
+kernel-debug: deps
+	@scripts/build-kernel.sh $(DEBUG_KERNEL_DIR) kernel-patches/series \
+		kernel-patches/debug.fragment
+
 # Built in a copy under build/ so that no object lands in the source tree.
 module: kernel
 	@mkdir -p $(MODULE_DIR)
@@ -45,10 +57,19 @@ module: kernel
 	@echo "[module] building ramster.ko and ramster_kunit.ko"
 	@$(MAKE) -s -C $(KERNEL_DIR)/obj M=$(MODULE_DIR) modules
 
+module-debug: kernel-debug
+	@mkdir -p $(DEBUG_MODULE_DIR)
+	@cp -a ramster/. $(DEBUG_MODULE_DIR)/
+	@echo "[module-debug] building ramster.ko and ramster_kunit.ko"
+	@$(MAKE) -s -C $(DEBUG_KERNEL_DIR)/obj M=$(DEBUG_MODULE_DIR) modules
+
 # Phony (always rebuilt, it takes a second); the sources are listed so
 # that the rule says what goes in.
 initramfs: module $(TOOL_SRCS) $(TEST_GUEST_SRCS)
 	@scripts/build-initramfs.sh $(INITRAMFS) $(MODULE_DIR)
+
+initramfs-debug: module-debug $(TOOL_SRCS) $(TEST_GUEST_SRCS)
+	@scripts/build-initramfs.sh $(DEBUG_INITRAMFS) $(DEBUG_MODULE_DIR)
 
 check: deps
 	@scripts/check.sh
@@ -59,6 +80,13 @@ check-bisect: deps
 
 test: deps all
 	@tests/run.sh
+
+# The debug kernel: every splat (lockdep, KASAN, list or object debugging,
+# slub, VM_BUG_ON) and every kmemleak leak fails the test that caused it.
+# TESTS: what to run (tests/run.sh's arguments; default: everything).
+TESTS ?=
+test-debug: deps kernel-debug module-debug initramfs-debug
+	@RAMSTER_KERNEL_FLAVOR=debug tests/run.sh $(TESTS)
 
 demo: deps all
 	@scripts/demo.sh
@@ -78,7 +106,8 @@ cluster-down:
 	@./ramster-cluster down
 
 clean:
-	rm -rf $(MODULE_DIR) $(INITRAMFS) $(BUILD)/test-logs $(BUILD)/bench
+	rm -rf $(MODULE_DIR) $(INITRAMFS) $(BUILD)/test-logs $(BUILD)/bench \
+		$(DEBUG_MODULE_DIR) $(DEBUG_INITRAMFS) $(BUILD)/test-logs-debug
 
 distclean:
 	rm -rf $(BUILD)

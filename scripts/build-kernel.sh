@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Build a guest kernel from Debian's linux-source-6.1.
 #
-#   build-kernel.sh OUTDIR [SERIES]
+#   build-kernel.sh OUTDIR [SERIES [FRAGMENT...]]
 #
 # OUTDIR/src is the extracted (and patched) tree, OUTDIR/bzImage the result.
-# SERIES is a quilt-style series file; without it the tree stays vanilla (the
-# "unpatched 6.1" of the benchmark).  The config is tinyconfig merged with
-# kernel-patches/config.fragment, and every fragment option is checked in the
-# final .config because merge_config.sh drops options with unmet dependencies
+# SERIES is a quilt-style series file; without it (or with "") the tree stays
+# vanilla (the "unpatched 6.1" of the benchmark).  The config is tinyconfig
+# merged with kernel-patches/config.fragment, then with each FRAGMENT given
+# (kernel-patches/debug.fragment for the debug flavour), and every fragment
+# option (CONFIG_X=V, or "# CONFIG_X is not set") is checked in the final
+# .config because merge_config.sh drops options with unmet dependencies
 # without failing.
 #
 # Re-running is incremental.  What is applied is recorded by content: when the
@@ -18,6 +20,8 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 FRAGMENT=$TOP/kernel-patches/config.fragment
+# The fragments merged after FRAGMENT (main's arguments).
+EXTRA_FRAGMENTS=()
 START=$(date +%s)
 
 log() { printf '[kernel %4ss] %s\n' "$(($(date +%s) - START))" "$*"; }
@@ -101,37 +105,44 @@ prepare_tree() {
 }
 
 configure() {
-	local src=$1 obj=$2 want have opt line
-	want=$( { cat "$FRAGMENT"; cat "$src/.ramster-applied/stamp"; } |
+	local src=$1 obj=$2 want have opt line frag names
+	want=$( { cat "$FRAGMENT" "${EXTRA_FRAGMENTS[@]}"
+		cat "$src/.ramster-applied/stamp"; } |
 		sha256sum | cut -d' ' -f1)
 	have=$(cat "$obj/.fragment-stamp" 2>/dev/null || true)
 	if [ -f "$obj/.config" ] && [ "$want" = "$have" ]; then
 		log "config up to date"
 		return
 	fi
-	log "configuring: tinyconfig + $(basename "$FRAGMENT")"
+	names=$(basename "$FRAGMENT")
+	for frag in "${EXTRA_FRAGMENTS[@]}"; do
+		names="$names + $(basename "$frag")"
+	done
+	log "configuring: tinyconfig + $names"
 	mkdir -p "$obj"
 	make -s -C "$src" O="$obj" ARCH=x86_64 tinyconfig >/dev/null
 	KCONFIG_CONFIG="$obj/.config" "$src/scripts/kconfig/merge_config.sh" \
-		-m -O "$obj" "$obj/.config" "$FRAGMENT" >/dev/null
+		-m -O "$obj" "$obj/.config" "$FRAGMENT" "${EXTRA_FRAGMENTS[@]}" >/dev/null
 	make -s -C "$src" O="$obj" ARCH=x86_64 olddefconfig >/dev/null
 	# merge_config.sh reports but tolerates unmet options: we do not.
 	local missing=0
-	while read -r line; do
-		case "$line" in
-		CONFIG_*=*)
-			opt=${line%%=*}
+	for frag in "$FRAGMENT" "${EXTRA_FRAGMENTS[@]}"; do
+		while read -r line; do
+			case "$line" in
+			CONFIG_*=*) opt=${line%%=*} ;;
+			"# CONFIG_"*" is not set") opt=${line#\# }; opt=${opt%% *} ;;
+			*) continue ;;
+			esac
 			if ! grep -qx -- "$line" "$obj/.config"; then
-				echo "build-kernel: $opt: wanted '${line#*=}'," \
-					"got '$(grep -E "^(# )?${opt}[= ]" \
+				echo "build-kernel: $(basename "$frag"): $opt: wanted" \
+					"'$line', got '$(grep -E "^(# )?${opt}[= ]" \
 					"$obj/.config" || echo unset)'" >&2
 				missing=$((missing + 1))
 			fi
-			;;
-		esac
-	done < <(sed -e 's/#.*//' "$FRAGMENT")
+		done < <(sed -e '/^# CONFIG_.* is not set$/b' -e 's/#.*//' "$frag")
+	done
 	[ "$missing" -eq 0 ] ||
-		die "$missing option(s) of $(basename "$FRAGMENT") not set"
+		die "$missing option(s) of the fragments not set"
 	echo "$want" > "$obj/.fragment-stamp"
 }
 
@@ -162,9 +173,13 @@ build() {
 }
 
 main() {
-	[ $# -ge 1 ] || die "usage: build-kernel.sh OUTDIR [SERIES]"
+	[ $# -ge 1 ] || die "usage: build-kernel.sh OUTDIR [SERIES [FRAGMENT...]]"
 	OUT=$(mkdir -p "$1" && cd "$1" && pwd)
-	local series=${2:-}
+	local series=${2:-} frag
+	for frag in "${@:3}"; do
+		[ -f "$frag" ] || die "$frag: no such fragment"
+		EXTRA_FRAGMENTS+=("$(cd "$(dirname "$frag")" && pwd)/$(basename "$frag")")
+	done
 	[ -z "$series" ] || series=$(cd "$(dirname "$series")" && pwd)/$(basename "$series")
 	[ -f "$TARBALL" ] || die "$TARBALL missing: run 'make deps'"
 	prepare_tree "$OUT/src" "$series"
