@@ -28,21 +28,53 @@
 #
 # Logs: build/test-logs/.  Expects "make all" to have built the kernel,
 # the module and the initramfs.
+#
+# RAMSTER_KERNEL_FLAVOR=debug (make test-debug): the debug kernel, module
+# and initramfs (build/kernel-debug, build/module-debug,
+# build/initramfs-debug.cpio.gz; kernel-patches/debug.fragment), logs in
+# build/test-logs-debug/, every timeout times RAMSTER_TIMEOUT_SCALE (3
+# unless set).  Besides warnings, a lockdep, KASAN, list, slub, VM_BUG_ON
+# or debug-objects report fails the test that caused it, and so does a
+# kmemleak leak: each guest scans when its case ends (tools/guest/init;
+# what boot left is cleared before any module loads) and each cluster
+# node before its session takes the cluster down (tests/cluster/lib.sh).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/qemu-lib.sh
 . "$TOP/scripts/qemu-lib.sh"
 
-KERNEL=$TOP/build/kernel/bzImage
-INITRD=$TOP/build/initramfs.cpio.gz
-LOGS=$TOP/build/test-logs
+case "${RAMSTER_KERNEL_FLAVOR:-}" in
+"") FLAVOR= ;;
+debug) FLAVOR=-debug ;;
+*) echo "tests/run.sh: unknown RAMSTER_KERNEL_FLAVOR '$RAMSTER_KERNEL_FLAVOR'" >&2; exit 2 ;;
+esac
+KERNEL=$TOP/build/kernel$FLAVOR/bzImage
+INITRD=$TOP/build/initramfs$FLAVOR.cpio.gz
+LOGS=$TOP/build/test-logs$FLAVOR
+SCALE=${RAMSTER_TIMEOUT_SCALE:-1}
+if [ -n "$FLAVOR" ]; then
+	SCALE=${RAMSTER_TIMEOUT_SCALE:-3}
+	export RAMSTER_BOOT_TIMEOUT=${RAMSTER_BOOT_TIMEOUT:-$((180 * SCALE))}
+fi
 CASES_DIR=$TOP/tests/guest/cases
 SESSIONS_DIR=$TOP/tests/cluster
 START=$(date +%s)
 export TOP LOGS
 
-export KERNEL_PROBLEMS='Kernel panic|BUG:|Oops|WARNING: CPU|Call Trace|general protection fault|blocked for more than'
+# What fails a test when its console shows it.  Beyond oopses, BUGs,
+# WARNs and hung tasks, the debug kernel's reports: lockdep (WARNING: or
+# INFO: and a description; lockdep turning itself off), KASAN, list
+# debugging, VM_BUG_ON (kernel BUG at, page dumped), slub debugging (BUG
+# CACHE (Tainted...): ..., without a colon), debug objects (ODEBUG),
+# kmemleak's leaks (a guest prints what its scan found) and kmemleak
+# turning itself off.
+KERNEL_PROBLEMS='Kernel panic|BUG:|Oops|WARNING: CPU|Call Trace|general protection fault|blocked for more than'
+KERNEL_PROBLEMS+='|(WARNING|INFO): (possible|inconsistent|suspicious|bad unlock|held lock|lock held|nested lock|trying to register|lockdep)'
+KERNEL_PROBLEMS+='|turning off the locking correctness validator|KASAN:|list_(add|del) corruption'
+KERNEL_PROBLEMS+='|kernel BUG at|VM_BUG_ON|page dumped because|BUG [^ ]+ \((Not tainted|Tainted)|ODEBUG:'
+KERNEL_PROBLEMS+='|unreferenced object 0x|memory leak detector disabled'
+export KERNEL_PROBLEMS
 
 N=0
 PASSED=0
@@ -210,9 +242,9 @@ long_path_test() {
 		report "not ok" long_path_clone_runs_cluster "git clone failed: $(tail -n 1 "$out/clone.log")"
 		return
 	fi
-	mkdir -p "$clone/build/kernel"
-	ln -s "$KERNEL" "$clone/build/kernel/bzImage"
-	ln -s "$INITRD" "$clone/build/initramfs.cpio.gz"
+	mkdir -p "$clone/build/kernel$FLAVOR"
+	ln -s "$KERNEL" "$clone/build/kernel$FLAVOR/bzImage"
+	ln -s "$INITRD" "$clone/build/initramfs$FLAVOR.cpio.gz"
 	ln -s "$TOP/build/accel" "$clone/build/accel"
 	# Not recursive: the clone's harness does no long-path check itself.
 	(cd "$clone" && RAMSTER_TEST_LONG_PATH='' tests/run.sh cluster-writethrough) \
@@ -252,13 +284,77 @@ missing_results() {
 	done
 }
 
+# console_problem LOG: the first kernel problem LOG shows, or nothing.
+console_problem() {
+	if grep -qaE "$KERNEL_PROBLEMS" "$1"; then
+		echo "kernel problem on the console: $(grep -m1 -aE "$KERNEL_PROBLEMS" "$1" | tr -d '\r' | cut -c1-120)"
+	fi
+}
+
+# The debug kernel's checkers, and the harness's reading of them, can fail
+# a test: a guest boots with a case made for it (not in the initramfs,
+# added as a second cpio member) which loads two modules made to be caught,
+# mm/kasan's KASAN test (real use-after-free and out-of-bounds reports) and
+# samples/kmemleak's (real leaks, found by the end-of-case scan), and
+# writes the first line of each other report the harness must catch to
+# /dev/kmsg (lockdep, list debugging, VM_BUG_ON, slub, debug objects).
+# Each must be on the console, and console_problem must see each alone.
+DEBUG_FAKES=(
+	"WARNING: possible circular locking dependency detected"
+	"WARNING: inconsistent lock state"
+	"WARNING: suspicious RCU usage"
+	"list_add corruption. prev->next should be next (ffff888000000000), but was 0000000000000000. (prev=ffff888000000000)."
+	"kernel BUG at mm/swapfile.c:1234!"
+	"BUG kmalloc-64 (Tainted: G    B             ): Right Redzone overwritten"
+	"ODEBUG: free active (active state 0) object type: timer_list hint: 0x0"
+)
+debug_checkers_test() {
+	local dir=$LOGS/debug-checkers staging obj=$TOP/build/kernel-debug/obj
+	local log line found problem=
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	log=$dir/console.log
+	staging=$(mktemp -d)
+	mkdir -p "$staging/cases" "$staging/lib/modules"
+	cp "$obj/mm/kasan/kasan_test_module.ko" \
+		"$obj/samples/kmemleak/kmemleak-test.ko" "$staging/lib/modules/"
+	{
+		echo 'insmod /lib/modules/kasan_test_module.ko'
+		echo 'insmod /lib/modules/kmemleak-test.ko'
+		for line in "${DEBUG_FAKES[@]}"; do
+			printf 'echo "%s" > /dev/kmsg\n' "$line"
+		done
+		# kmemleak reports objects older than 5 s only.
+		echo 'sleep 6'
+	} > "$staging/cases/debug_checkers.sh"
+	(cd "$staging" && find . -print0 | cpio --null -o -H newc --quiet) |
+		gzip -1 | cat "$INITRD" - > "$dir/initrd.cpio.gz"
+	rm -rf "$staging"
+	echo "# [$(elapsed)] debug checkers: log $log"
+	qemu_start "$log" 256 2 "$KERNEL" "$dir/initrd.cpio.gz" \
+		ramster_test=debug_checkers -nic none
+	qemu_wait "$QEMU_LAST_PID" $((120 * SCALE)) || problem="timed out"
+	for line in "BUG: KASAN: " "unreferenced object 0x" "${DEBUG_FAKES[@]}"; do
+		found=$(grep -aF -m1 -- "$line" "$log" || true)
+		if [ -z "$found" ]; then
+			problem="$problem not-on-console:'${line:0:30}'"
+		elif [ -z "$(console_problem <(echo "$found"))" ]; then
+			problem="$problem not-caught:'${line:0:30}'"
+		fi
+	done
+	grep -aq '^RAMSTER-KMEMLEAK: case debug_checkers: [1-9][0-9]* leaks' "$log" ||
+		problem="$problem no-leak-counted"
+	report_problems debug_kernel_splats_fail_tests \
+		"${problem:+$problem (see $log)}"
+}
+
 # run_case FILE: one guest boot for a case of tests/guest/cases/.
 run_case() {
 	local file=$1 name mem timeout disk append results dir log r line
 	name=$(basename "$file" .sh)
 	mem=$(header "$file" memory)
 	mem=${mem%M}
-	timeout=$(header "$file" timeout)
+	timeout=$(($(header "$file" timeout) * SCALE))
 	disk=$(header "$file" "swap disk")
 	append=$(header "$file" "kernel args")
 	results=$(results_of "$file")
@@ -280,9 +376,11 @@ run_case() {
 	echo "# [$(elapsed)] case $name: guest exited (timed out: $timed_out)"
 	rm -f "$dir/swap.img"	# up to 1 GiB each; the console log stays
 
-	local problem=
-	if grep -qE "$KERNEL_PROBLEMS" "$log"; then
-		problem="kernel problem on the console: $(grep -m1 -E "$KERNEL_PROBLEMS" "$log" | tr -d '\r' | cut -c1-120)"
+	local problem
+	problem=$(console_problem "$log")
+	if [ -z "$problem" ] && [ -n "$FLAVOR" ] && [ "$timed_out" = no ] &&
+		! grep -aq "^RAMSTER-KMEMLEAK: case $name: " "$log"; then
+		problem="no kmemleak scan at the end of the case"
 	fi
 	for r in $results; do
 		line=$(tr -d '\r' < "$log" |
@@ -306,7 +404,7 @@ run_case() {
 run_session() {
 	local file=$1 name timeout results line seen=' ' abort='' rc=0 log r
 	name=$(basename "$file" .sh)
-	timeout=$(header "$file" timeout)
+	timeout=$(($(header "$file" timeout) * SCALE))
 	results=$(results_of "$file")
 	log=$LOGS/cluster-$name.log
 	echo "# [$(elapsed)] cluster session $name: timeout ${timeout}s, log $log"
@@ -390,6 +488,7 @@ main() {
 	done
 	# count starts at the four host checks.
 	if [ "${RAMSTER_TEST_LONG_PATH:-}" = 1 ]; then count=$((count + 1)); fi
+	if [ -n "$FLAVOR" ]; then count=$((count + 1)); fi
 	for f in "${to_run[@]}" "${sessions[@]}"; do
 		count=$((count + $(wc -w <<< "$(results_of "$f")")))
 	done
@@ -397,10 +496,12 @@ main() {
 	echo "KTAP version 1"
 	echo "1..$count"
 	echo "# accelerator: $QEMU_ACCEL"
+	echo "# kernel: $KERNEL${FLAVOR:+ (timeouts x$SCALE)}"
 	host_tests
 	conf_tests
 	netns_tests
 	failed_up_test
+	if [ -n "$FLAVOR" ]; then debug_checkers_test; fi
 	for f in "${to_run[@]}"; do
 		run_case "$f"
 	done
