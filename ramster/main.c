@@ -266,10 +266,10 @@ static int ramster_frontswap_load(unsigned int type, pgoff_t offset,
 				ret = ramster_local_load(entry, page);
 		}
 	}
-	if (ret)
+	if (ret && ret != -EAGAIN)	/* -EAGAIN: retried, remote.c logs */
 		pr_err_ratelimited("swap type %u offset %lu: stored page cannot be produced (%d)\n",
 				   type, offset, ret);
-	else
+	else if (!ret)
 		ramster_stat_inc(RAMSTER_STAT_LOADS);
 
 	spin_lock(&tree->lock);

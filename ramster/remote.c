@@ -16,8 +16,15 @@
  *
  * Remote load: a synchronous GET to the holder, bounded by the request
  * timeout.  A link that is down is a transient: the load waits for it to
- * come back, up to remote_wait_ms after it went down (so loads of a node
- * that stays away fail at once after that), and asks again.  The reply
+ * come back, up to remote_wait_ms after it went down, and asks again.  A
+ * transient that outlasts the wait (the link still down, a request that
+ * timed out, a holder or a local allocation short of memory) is never
+ * turned into a loss: the load answers -EAGAIN and frontswap retries it
+ * later, leaving the page in swap (the kernel series' patch 11); once a
+ * holder has been away remote_wait_ms, its loads pause briefly instead of
+ * waiting again, so retried faults do not spin.  Only a holder's answer
+ * that it does not have the page, or an answer that is not the page, is
+ * an error.  The reply
  * must name the same (type, offset, generation) and carry data of the
  * length and crc32c recorded when the page left; only then is it
  * decompressed.  Anything else is an error, counted, logged,
@@ -411,6 +418,11 @@ static void ramster_get_done(struct ramster_req *req, int err,
 		goto out;
 	}
 	if (le32_to_cpu(wp->status) != RAMSTER_ST_OK) {
+		/* Short of memory, busy: it still has the page. */
+		if (le32_to_cpu(wp->status) != RAMSTER_ST_NOT_FOUND) {
+			err = -EAGAIN;
+			goto out;
+		}
 		pr_err_ratelimited("node %u: swap type %u offset %lu: not held there (status %u)\n",
 				   req->node, greq->tree->type, entry->offset,
 				   le32_to_cpu(wp->status));
@@ -473,9 +485,20 @@ static int ramster_remote_get_once(struct ramster_tree *tree,
 	return greq.err;
 }
 
+/* The page is still where it was, only out of reach for now. */
+static bool ramster_remote_transient(int err)
+{
+	return err == -ENOTCONN || err == -ETIMEDOUT || err == -ENOMEM ||
+	       err == -EAGAIN;
+}
+
+/* How long a load that cannot wait any more pauses before -EAGAIN. */
+#define RAMSTER_DEFER_PAUSE_MS	100
+
 /*
  * GET an entry's data from its holder, waiting out a link that is down
- * (see the file comment).  Counts and logs failures.
+ * (see the file comment).  Counts and logs failures; a transient one is
+ * -EAGAIN.
  */
 static int ramster_remote_get(struct ramster_tree *tree,
 			      struct ramster_entry *entry, void *buf)
@@ -500,7 +523,15 @@ static int ramster_remote_get(struct ramster_tree *tree,
 		return 0;
 	if (ret == -ETIMEDOUT)
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_TIMEOUT);
-	else if (ret == -EIO)
+	if (ramster_remote_transient(ret)) {
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_DEFERRED);
+		if (!waited)
+			schedule_timeout_killable(msecs_to_jiffies(RAMSTER_DEFER_PAUSE_MS));
+		pr_warn_ratelimited("swap type %u offset %lu: node %u out of reach (%d): load deferred\n",
+				    tree->type, entry->offset, holder, ret);
+		return -EAGAIN;
+	}
+	if (ret == -EIO)
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_BAD);
 	else
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_FAILED);
@@ -515,8 +546,9 @@ static int ramster_remote_get(struct ramster_tree *tree,
  * @entry: the entry, referenced by the caller, with a remote copy
  * @page: the page to fill
  *
- * Return: 0 with the page filled, or a negative errno with the page's
- * contents undefined.
+ * Return: 0 with the page filled; -EAGAIN if the page is out of reach for
+ * now (frontswap retries); another negative errno if it is lost.  The
+ * page's contents are undefined on error.
  */
 int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 			struct page *page)
@@ -527,8 +559,8 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 
 	buf = kmalloc(entry->length, GFP_NOIO | __GFP_NOWARN);
 	if (!buf) {
-		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_FAILED);
-		return -ENOMEM;
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_DEFERRED);
+		return -EAGAIN;
 	}
 	ret = ramster_remote_get(tree, entry, buf);
 	if (!ret) {
@@ -579,6 +611,15 @@ static struct ramster_entry *ramster_next_remote(struct ramster_tree *tree,
 	return NULL;
 }
 
+/* Is the node holding @entry among @live (read without the tree lock)? */
+static bool ramster_remote_reachable(const struct ramster_entry *entry,
+				     const unsigned long *live)
+{
+	u8 holder = ramster_entry_first_holder(entry);
+
+	return holder < RAMSTER_MAX_NODES && test_bit(holder, live);
+}
+
 /* May the local pool take one more page home? */
 static bool ramster_fetch_room(bool to_limit)
 {
@@ -605,6 +646,7 @@ unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
 					bool to_limit)
 {
 	struct ramster_tree *tree;
+	DECLARE_BITMAP(live, RAMSTER_MAX_NODES);
 	struct ramster_entry *entry;
 	unsigned long done = 0, handle;
 	unsigned int type;
@@ -614,6 +656,8 @@ unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
 	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	if (!buf)
 		return 0;
+	/* A holder out of reach keeps its pages for a later pass. */
+	ramster_holders_live(live);
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		tree = ramster_remote_trees[type];
 		offset = 0;
@@ -625,6 +669,7 @@ unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
 			offset = entry->offset + 1;
 			handle = 0;
 			if (entry->length <= PAGE_SIZE &&
+			    ramster_remote_reachable(entry, live) &&
 			    !ramster_remote_get(tree, entry, buf))
 				handle = ramster_local_adopt(buf, entry->length);
 			spin_lock(&tree->lock);
