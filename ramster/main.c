@@ -46,33 +46,16 @@ module_param(compressor, charp, 0444);
 MODULE_PARM_DESC(compressor,
 		 "crypto API compressor, e.g. lz4, lzo, lzo-rle, zstd, deflate (default lz4)");
 
-static int ramster_param_set_percent(const char *val,
-				     const struct kernel_param *kp,
-				     unsigned int min)
-{
-	unsigned int percent;
-	int ret;
-
-	ret = kstrtouint(val, 10, &percent);
-	if (ret || percent < min || percent > 100) {
-		pr_err("%s=%s: must be a whole number from %u to 100\n",
-		       kp->name, val, min);
-		return -EINVAL;
-	}
-	*(unsigned int *)kp->arg = percent;
-	return 0;
-}
-
 static int ramster_param_set_pool_percent(const char *val,
 					  const struct kernel_param *kp)
 {
-	return ramster_param_set_percent(val, kp, 1);
+	return ramster_param_set_uint_range(val, kp, 1, 100);
 }
 
 static int ramster_param_set_compressed_percent(const char *val,
 						const struct kernel_param *kp)
 {
-	return ramster_param_set_percent(val, kp, 10);
+	return ramster_param_set_uint_range(val, kp, 10, 100);
 }
 
 static const struct kernel_param_ops ramster_pool_percent_ops = {

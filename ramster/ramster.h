@@ -17,6 +17,7 @@
  *   remote.c    the remote tier: remotification, remote loads, invalidations
  *   foreign.c   pages held for other nodes
  *   recall.c    giving borrowed memory back: recalls, leaving, draining
+ *   params.c    module parameters that refuse values that cannot work
  *   policy.h    pure decisions (same-filled pages, size limits, recall
  *               shares)
  *
@@ -42,5 +43,25 @@ static inline bool ramster_should_stop(void)
 		return kthread_should_stop();
 	return fatal_signal_pending(current);
 }
+
+int ramster_param_set_uint_range(const char *val, const struct kernel_param *kp,
+				 unsigned int min, unsigned int max);
+
+/**
+ * struct ramster_uint_range - an unsigned module parameter with bounds
+ * @var: the variable
+ * @min: smallest value that works
+ * @max: largest
+ *
+ * module_param_cb(name, &ramster_uint_range_ops, &its_range, perm)
+ * refuses, with a message, values outside [@min, @max] (params.c).
+ */
+struct ramster_uint_range {
+	unsigned int *var;
+	unsigned int min;
+	unsigned int max;
+};
+
+extern const struct kernel_param_ops ramster_uint_range_ops;
 
 #endif /* _RAMSTER_H */

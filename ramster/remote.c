@@ -77,17 +77,29 @@ MODULE_PARM_DESC(remote_local_percent,
 		 "remotify the oldest pages while the local pool is above this percent of its limit (default 50)");
 
 static unsigned int remote_interval_ms = 1000;
-module_param(remote_interval_ms, uint, 0644);
+static struct ramster_uint_range remote_interval_ms_range = {
+	&remote_interval_ms, 10, 3600000
+};
+module_param_cb(remote_interval_ms, &ramster_uint_range_ops, &remote_interval_ms_range,
+		0644);
 MODULE_PARM_DESC(remote_interval_ms,
 		 "background remotification interval (default 1000)");
 
 static unsigned int remote_wait_ms = 5000;
-module_param(remote_wait_ms, uint, 0644);
+static struct ramster_uint_range remote_wait_ms_range = {
+	&remote_wait_ms, 0, 3600000
+};
+module_param_cb(remote_wait_ms, &ramster_uint_range_ops, &remote_wait_ms_range,
+		0644);
 MODULE_PARM_DESC(remote_wait_ms,
 		 "a load waits this long for a holder's link to come back before it fails (default 5000)");
 
 static unsigned int remote_window = 32;
-module_param(remote_window, uint, 0644);
+static struct ramster_uint_range remote_window_range = {
+	&remote_window, 1, 4096
+};
+module_param_cb(remote_window, &ramster_uint_range_ops, &remote_window_range,
+		0644);
 MODULE_PARM_DESC(remote_window, "PUTs in flight at most (default 32)");
 
 #define RAMSTER_INVAL_RING	8192	/* power of 2 */

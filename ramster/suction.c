@@ -20,6 +20,12 @@
  * frontswap_shrink(), which works through page tables and brings back
  * any page frontswap holds into its process.  Counters: suction_runs,
  * suction_pages (into processes), suction_remote_pages (fetched home).
+ *
+ * A pass that brings nothing home (the pages are shmem's, which a shrink
+ * leaves alone, or their holders are out of reach) doubles the number of
+ * intervals until the next pass, up to RAMSTER_SUCTION_MAX_BACKOFF: a sweep
+ * of every mm and the whole swap map is not repeated every second for
+ * nothing.  Any progress resets it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -54,6 +60,8 @@ static unsigned int suction_batch = 4096;
 module_param(suction_batch, uint, 0644);
 MODULE_PARM_DESC(suction_batch, "most pages one pass brings home (default 4096)");
 
+#define RAMSTER_SUCTION_MAX_BACKOFF	64
+
 static struct task_struct *ramster_suction_thread;
 
 /*
@@ -74,7 +82,7 @@ unsigned long ramster_suction_room(void)
 
 static int ramster_suction_fn(void *arg)
 {
-	unsigned int calm = 0;
+	unsigned int calm = 0, backoff = 1, skip = 0;
 	unsigned long room, held, remote;
 
 	while (!kthread_should_stop()) {
@@ -90,6 +98,10 @@ static int ramster_suction_fn(void *arg)
 		}
 		if (++calm < max(suction_inertia, 1U) || !held)
 			continue;
+		if (skip) {
+			skip--;
+			continue;
+		}
 
 		/* Borrowed RAM first: remote pages into the local pool... */
 		remote = ramster_remote_fetch_home(RAMSTER_NO_NODE, room, false);
@@ -100,6 +112,11 @@ static int ramster_suction_fn(void *arg)
 		ramster_stat_add(RAMSTER_STAT_SUCTION_PAGES, held);
 		if (remote)
 			pr_info("suction: %lu remote pages fetched home\n", remote);
+		if (remote || held)
+			backoff = 1;
+		else if (backoff < RAMSTER_SUCTION_MAX_BACKOFF)
+			backoff *= 2;
+		skip = backoff - 1;
 	}
 	return 0;
 }

@@ -99,35 +99,63 @@ MODULE_PARM_DESC(cluster_name,
 		 "cluster name, as in cluster.conf; peers of another cluster are refused");
 
 static unsigned int connect_timeout_ms = 3000;
-module_param(connect_timeout_ms, uint, 0644);
+static struct ramster_uint_range connect_timeout_ms_range = {
+	&connect_timeout_ms, 100, 600000
+};
+module_param_cb(connect_timeout_ms, &ramster_uint_range_ops, &connect_timeout_ms_range,
+		0644);
 MODULE_PARM_DESC(connect_timeout_ms, "bound on one connect() (default 3000)");
 
 static unsigned int handshake_timeout_ms = 3000;
-module_param(handshake_timeout_ms, uint, 0644);
+static struct ramster_uint_range handshake_timeout_ms_range = {
+	&handshake_timeout_ms, 100, 600000
+};
+module_param_cb(handshake_timeout_ms, &ramster_uint_range_ops, &handshake_timeout_ms_range,
+		0644);
 MODULE_PARM_DESC(handshake_timeout_ms,
 		 "bound on the HELLO exchange of a new link (default 3000)");
 
 static unsigned int request_timeout_ms = 5000;
-module_param(request_timeout_ms, uint, 0644);
+static struct ramster_uint_range request_timeout_ms_range = {
+	&request_timeout_ms, 100, 3600000
+};
+module_param_cb(request_timeout_ms, &ramster_uint_range_ops, &request_timeout_ms_range,
+		0644);
 MODULE_PARM_DESC(request_timeout_ms,
 		 "a request unanswered this long takes its link down (default 5000)");
 
 static unsigned int keepalive_ms = 1000;
-module_param(keepalive_ms, uint, 0644);
+static struct ramster_uint_range keepalive_ms_range = {
+	&keepalive_ms, 10, 600000
+};
+module_param_cb(keepalive_ms, &ramster_uint_range_ops, &keepalive_ms_range,
+		0644);
 MODULE_PARM_DESC(keepalive_ms,
 		 "keepalive interval; also the tick of the link checks (default 1000)");
 
 static unsigned int link_timeout_ms = 5000;
-module_param(link_timeout_ms, uint, 0644);
+static struct ramster_uint_range link_timeout_ms_range = {
+	&link_timeout_ms, 100, 3600000
+};
+module_param_cb(link_timeout_ms, &ramster_uint_range_ops, &link_timeout_ms_range,
+		0644);
 MODULE_PARM_DESC(link_timeout_ms,
 		 "a link that receives nothing this long is down (default 5000)");
 
 static unsigned int reconnect_max_ms = 5000;
-module_param(reconnect_max_ms, uint, 0644);
+static struct ramster_uint_range reconnect_max_ms_range = {
+	&reconnect_max_ms, 100, 3600000
+};
+module_param_cb(reconnect_max_ms, &ramster_uint_range_ops, &reconnect_max_ms_range,
+		0644);
 MODULE_PARM_DESC(reconnect_max_ms, "longest reconnect backoff (default 5000)");
 
 static unsigned int max_handshakes = 32;
-module_param(max_handshakes, uint, 0644);
+static struct ramster_uint_range max_handshakes_range = {
+	&max_handshakes, 1, 1024
+};
+module_param_cb(max_handshakes, &ramster_uint_range_ops, &max_handshakes_range,
+		0644);
 MODULE_PARM_DESC(max_handshakes,
 		 "accepted connections in their handshake at once; more are closed (default 32)");
 
@@ -1204,6 +1232,11 @@ int ramster_transport_start(const struct ramster_node_info *local)
 
 	if (ramster_started)
 		return -EBUSY;
+	if (READ_ONCE(link_timeout_ms) <= 2 * READ_ONCE(keepalive_ms)) {
+		pr_err("link_timeout_ms (%u) must be more than twice keepalive_ms (%u), or links flap\n",
+		       link_timeout_ms, keepalive_ms);
+		return -EINVAL;
+	}
 	ret = ramster_handshake_may_start();
 	if (ret)
 		return ret;

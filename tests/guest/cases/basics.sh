@@ -21,7 +21,8 @@ check kernel_boots_frontswap_debugfs "missing in $FRONTSWAP:$missing" \
 # 2. Bad parameters: the load fails, with a message naming the problem.
 bad=
 for args in compressor=nope max_pool_percent=0 max_pool_percent=101 \
-	max_pool_percent=abc max_compressed_percent=5; do
+	max_pool_percent=abc max_compressed_percent=5 keepalive_ms=0 \
+	request_timeout_ms=0 remote_interval_ms=0 remote_window=0; do
 	if load_ramster "$args" 2>/dev/null; then
 		bad="$bad loaded-with-$args"
 		rmmod ramster
@@ -32,6 +33,8 @@ dmesg | grep -q 'compressor "nope" is not available' ||
 	bad="$bad no-message-for-compressor"
 dmesg | grep -q 'max_pool_percent=101: must be a whole number from 1 to 100' ||
 	bad="$bad no-message-for-max_pool_percent"
+dmesg | grep -q 'keepalive_ms=0: must be a whole number from 10 to' ||
+	bad="$bad no-message-for-keepalive_ms"
 [ -e "$RAMSTER" ] && bad="$bad debugfs-left-behind"
 check bad_module_params_refused "$bad" test -z "$bad"
 
