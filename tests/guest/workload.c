@@ -22,6 +22,8 @@
  *               the pages sit in swap (swapoff, rmmod, shrink)
  *   -C INDEX    corrupt one byte of page INDEX after filling: proves that
  *               the verifier catches a wrong page (self-test only)
+ *   -M MARKER   start every compressible page with MARKER (at most 31
+ *               characters): a known pattern to look for on the wire
  *   -q          quieter: no per-pass lines
  *
  * The last line is machine-readable:
@@ -51,6 +53,7 @@ struct area {
 	size_t pages;
 	uint32_t *version;	/* current version of every page */
 	uint64_t seed;
+	const char *marker;	/* "" or the start of compressible pages */
 };
 
 static uint64_t mix64(uint64_t x)
@@ -113,8 +116,8 @@ static void make_page(const struct area *a, size_t idx, uint32_t ver,
 			x ^= x << 17;
 			memcpy(&out[i], &vocabulary[(x % 16) * 8], 8);
 		}
-		snprintf(text, 48, "page %zu version %u key %016" PRIx64 " ",
-			 idx, ver, key);
+		snprintf(text, 96, "%s%spage %zu version %u key %016" PRIx64 " ",
+			 a->marker, *a->marker ? " " : "", idx, ver, key);
 		break;
 	default:
 		for (i = 0; i < n; i++) {
@@ -216,7 +219,7 @@ static void wait_for_go(const char *ready)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: workload -m MIB [-s SEED] [-p PASSES] [-H MIB] [-r FILE] [-C INDEX] [-q]\n");
+		"usage: workload -m MIB [-s SEED] [-p PASSES] [-H MIB] [-r FILE] [-C INDEX] [-M MARKER] [-q]\n");
 	exit(2);
 }
 
@@ -227,10 +230,10 @@ int main(int argc, char **argv)
 	uint64_t t0, t_fill, t_end, *want;
 	const char *ready = NULL;
 	int passes = 3, quiet = 0, opt, pass;
-	struct area a = { .seed = 1 };
+	struct area a = { .seed = 1, .marker = "" };
 	size_t *perm;
 
-	while ((opt = getopt(argc, argv, "m:s:p:H:r:C:q")) != -1) {
+	while ((opt = getopt(argc, argv, "m:s:p:H:r:C:M:q")) != -1) {
 		switch (opt) {
 		case 'm': mib = strtoul(optarg, NULL, 0); break;
 		case 's': a.seed = strtoull(optarg, NULL, 0); break;
@@ -238,11 +241,12 @@ int main(int argc, char **argv)
 		case 'H': hog_mib = strtoul(optarg, NULL, 0); break;
 		case 'r': ready = optarg; break;
 		case 'C': corrupt = strtol(optarg, NULL, 0); break;
+		case 'M': a.marker = optarg; break;
 		case 'q': quiet = 1; break;
 		default: usage();
 		}
 	}
-	if (!mib || passes < 1)
+	if (!mib || passes < 1 || strlen(a.marker) > 31)
 		usage();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
