@@ -42,6 +42,9 @@
  *   slowloris  -L N connections (default 20), each sending one byte of a
  *              hello per second for -S seconds (default 30); each
  *              connection the node closes is opened again
+ *   handshake  time -L handshakes (default 20) up to a working link:
+ *              authenticated with a key (if the node has one), plain
+ *              hellos with an insecure node; a measurement
  *   acceptor   a fake acceptor: listen on SRC_ADDR:PORT (as node NODE,
  *              which must not be running), and answer the next -S seconds'
  *              connections of TARGET without the key: a wrong proof, a
@@ -909,7 +912,7 @@ static void pre_handshake_cases(void)
 	pf.compressor = 1;
 	make_hdr(&h, PUT, &pf, sizeof(pf));
 	case_raw("put_before_handshake", &h, &pf, sizeof(pf), CLOSE_MS,
-		 "rx_before_handshake");
+		 "rx_unknown_type");
 
 	/* The header says 64 bytes; 10 come, then nothing. */
 	make_hdr(&h, HELLO, &he, sizeof(he));
@@ -976,7 +979,7 @@ static void keyless_cases(void)
 	memset(pf.data, 0x42, sizeof(pf.data));
 	hello(&l, my_caps());
 	send_plain(l.fd, PUT, &pf, sizeof(pf));
-	link_verdict(&l, "put_instead_of_proof", CLOSE_MS, "rx_before_handshake");
+	link_verdict(&l, "put_instead_of_proof", CLOSE_MS, "rx_unknown_type");
 
 	/* A "tagged" PUT with a made-up tag, where the proof should be. */
 	hello(&l, my_caps());
@@ -988,7 +991,7 @@ static void keyless_cases(void)
 	random_bytes(frame + HDR_SIZE + sizeof(pf), TAG_LEN);
 	send_all(l.fd, frame, HDR_SIZE + sizeof(pf) + TAG_LEN);
 	link_verdict(&l, "tagged_put_instead_of_proof", CLOSE_MS,
-		     "rx_before_handshake");
+		     "rx_unknown_type");
 
 	hello(&l, my_caps());
 	send_plain(l.fd, AUTH, zeros, MAC_LEN);
@@ -1003,7 +1006,7 @@ static void keyless_cases(void)
 	hello(&l, my_caps());
 	send_plain(l.fd, HELLO_REPLY, l.reply, HELLO_LEN);
 	link_verdict(&l, "hello_reply_instead_of_proof", CLOSE_MS,
-		     "protocol_errors");
+		     "auth_failures");
 }
 
 /*********************************************************************
@@ -1370,6 +1373,54 @@ static void live_cases(void)
 	link_close(&l);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* How long a handshake takes, from connect to a link both sides trust. */
+static void handshake_times(void)
+{
+	uint64_t *t = calloc(loris_conns, sizeof(*t)), start;
+	struct session_keys s;
+	const char *mode = "insecure";
+	struct link l;
+	int i, n = 0;
+
+	if (!t)
+		die("out of memory");
+	for (i = 0; i < loris_conns; i++) {
+		start = now_ms();
+		if (hello(&l, have_key ? my_caps() : 0)) {
+			printf("fuzz: handshake refused at HELLO\n");
+			failures++;
+			link_close(&l);
+			break;
+		}
+		if (l.peer_caps & CAP_AUTH) {
+			if (!have_key || prove(&l, key, 1, &s)) {
+				printf("fuzz: handshake: the node refused our proof\n");
+				failures++;
+				link_close(&l);
+				break;
+			}
+			mode = l.encrypt ? "encrypted" : "authenticated";
+		}
+		t[n++] = now_ms() - start;
+		link_close(&l);
+	}
+	if (n) {
+		qsort(t, n, sizeof(*t), cmp_u64);
+		printf("fuzz: handshake %d times (%s): min %llu median %llu max %llu ms\n",
+		       n, mode, (unsigned long long)t[0],
+		       (unsigned long long)t[n / 2],
+		       (unsigned long long)t[n - 1]);
+	}
+	free(t);
+}
+
 /*********************************************************************
  * Slow loris
  *********************************************************************/
@@ -1509,7 +1560,7 @@ static void acceptor_cases(void)
 		recv_exact(l.fd, &h, HDR_SIZE, REPLY_MS);
 		recv_exact(l.fd, mac, MAC_LEN, REPLY_MS);
 		send_plain(l.fd, KEEPALIVE, ka, sizeof(ka));
-		verdict("fake_acceptor_no_proof", l.fd, CLOSE_MS, "rx_before_handshake", 1);
+		verdict("fake_acceptor_no_proof", l.fd, CLOSE_MS, "rx_unknown_type", 1);
 	}
 
 	/* A downgrade: an acceptor without the key. */
@@ -1551,7 +1602,7 @@ static void usage(void)
 	fprintf(stderr, "usage: ramster-fuzz -a ADDR [-p PORT] -s SRC_ADDR -n NODE -t TARGET [-c CLUSTER]\n"
 		"                    [-k KEYFILE [-K]] [-E] [-L CONNS] [-S SECONDS] [GROUP...]\n"
 		"       ramster-fuzz --selftest\n"
-		"groups: pre keyless wrongkey live integrity malformed slowloris acceptor\n");
+		"groups: pre keyless wrongkey live integrity malformed slowloris handshake acceptor\n");
 	exit(2);
 }
 
@@ -1571,6 +1622,8 @@ static int run_group(const char *g)
 		malformed_cases();
 	else if (!strcmp(g, "slowloris"))
 		slowloris();
+	else if (!strcmp(g, "handshake"))
+		handshake_times();
 	else if (!strcmp(g, "acceptor"))
 		acceptor_cases();
 	else
