@@ -82,17 +82,23 @@ on_exit() {
 trap on_exit EXIT
 trap 'exit 143' INT TERM
 
-# session_up CONFIG [NODE...]: boot the session's cluster, or abort.
+# session_up [--insecure] CONFIG [NODE...]: boot the session's cluster
+# (with a cluster key of its own, or none), or abort.
 session_up() {
-	local conf=$1
+	local flags=() conf
+	if [ "${1:-}" = --insecure ]; then
+		flags=(--insecure)
+		shift
+	fi
+	conf=$1
 	shift
 	if [ "$(id -u)" != 0 ]; then
 		skip_session "network namespaces and taps need root"
 	fi
 	rm -rf "$RAMSTER_CLUSTER_DIR"
-	echo "# cluster $SESSION: up $(basename "$conf") $*, log $RAMSTER_CLUSTER_DIR"
+	echo "# cluster $SESSION: up ${flags[*]} $(basename "$conf") $*, log $RAMSTER_CLUSTER_DIR"
 	CLUSTER_UP=yes
-	if ! "$CLUSTER" up "$conf" "$@" > "$UP_LOG" 2>&1; then
+	if ! "$CLUSTER" up "${flags[@]}" "$conf" "$@" > "$UP_LOG" 2>&1; then
 		CLUSTER_UP=
 		abort "up failed: $(tail -n 1 "$UP_LOG")"
 	fi
@@ -152,6 +158,69 @@ sum_of() {
 latency_figures() {
 	cx "$1" "cat $DEBUGFS/remote_load_latency_us" | grep -E '^[0-9]+$' | sort -n |
 		awk '{ a[NR] = $1 } END { if (NR) printf "remote load latency p50 %d us, p99 %d us (%d samples)", a[int((NR + 1) / 2)], a[int(NR * 0.99 + 0.5)], NR }'
+}
+
+#########################################
+# counters and the frame fuzzer
+#########################################
+# The cluster key as the guests read it (root only), from the launcher's
+# fw_cfg file.
+# shellcheck disable=SC2034  # the sessions use it
+KEY=/sys/firmware/qemu_fw_cfg/by_name/opt/ramster/key/raw
+FUZZ="/bin/ramster-fuzz -a 10.213.0.1 -p 7777 -t 1 -c ramster"
+
+# summary NODE: every counter of NODE, one "name=value" line.
+summary() { cx "$1" "cat $DEBUGFS/summary"; }
+
+# delta BEFORE AFTER NAME: how much counter NAME grew ("?" if missing).
+delta() {
+	local b a
+	b=$(tr ' ' '\n' <<< "$1" | sed -n "s/^$3=//p")
+	a=$(tr ' ' '\n' <<< "$2" | sed -n "s/^$3=//p")
+	if [[ "$b" =~ ^[0-9]+$ ]] && [[ "$a" =~ ^[0-9]+$ ]]; then
+		echo $((a - b))
+	else
+		echo "?"
+	fi
+}
+
+# unchanged BEFORE AFTER WHAT NAME...: a problem for each counter that moved.
+unchanged() {
+	local b=$1 a=$2 what=$3 name d
+	shift 3
+	for name in "$@"; do
+		d=$(delta "$b" "$a" "$name")
+		[ "$d" = 0 ] || problem "$what: $name +$d"
+	done
+}
+
+# fuzz NAME NODE ARGS...: ramster-fuzz in NODE's VM, against node 1 unless
+# ARGS say otherwise; its output in FUZZ_OUT and in
+# $RAMSTER_CLUSTER_DIR/fuzz-NAME.txt.
+fuzz() {
+	local name=$1 node=$2
+	shift 2
+	FUZZ_OUT=$(cx "$node" "$FUZZ $*")
+	echo "$FUZZ_OUT" > "$RAMSTER_CLUSTER_DIR/fuzz-$name.txt"
+}
+
+# fuzz_ok NAME: every case of the last fuzz went as it must.
+fuzz_ok() {
+	grep -q 'fuzz: result failures=0' <<< "$FUZZ_OUT" ||
+		problem "fuzz $1: $(grep -E 'NOT closed|FAILED|bytes before|refused|no HELLO|ramster-fuzz:' <<< "$FUZZ_OUT" | head -n 3 | tr '\n' ' ')(fuzz-$1.txt)"
+}
+
+# fuzz_counted NAME BEFORE AFTER: each counter the fuzzer's cases name
+# ("fuzz-info: CASE COUNTER MS") grew by at least the number of cases
+# naming it.
+fuzz_counted() {
+	local name=$1 before=$2 after=$3 want c got
+	while read -r want c; do
+		got=$(delta "$before" "$after" "$c")
+		if [ "$got" = "?" ] || [ "$got" -lt "$want" ]; then
+			problem "fuzz $name: $c +$got, want +$want"
+		fi
+	done < <(awk '$1 == "fuzz-info:" { n[$3]++ } END { for (c in n) print n[c], c }' <<< "$FUZZ_OUT")
 }
 
 #########################################

@@ -92,31 +92,26 @@ swapoff_back_to_zero() {
 	FIGURES="swapoff with $PARKED_REMOTE remote pages took $((t1 - t0))s; 0 left anywhere, 0 bad"
 }
 
-# Malformed frames to node 1 (from node 2's VM, as node 9) while node 2
-# keeps swapping through node 1.
+# Malformed frames to node 1 (from node 2's VM, as node 9, with the
+# cluster key: bad frames before the handshake and correctly tagged ones
+# after it) while node 2 keeps swapping through node 1.  Each case names
+# the counter it must move (tests/guest/ramster-fuzz.c).
 malformed_frames_rejected() {
-	local fuzz spec num bad
+	local b a num bad
 	cx 2 "ip addr add 10.213.0.9/24 dev eth0" >/dev/null
 	load_bg 2 $((MEM * 2)) 7
-	fuzz=$(cx 2 "/bin/ramster-fuzz -a 10.213.0.1 -p 7777 -s 10.213.0.9 -n 9 -t 1 -c ramster")
-	echo "$fuzz" > "$RAMSTER_CLUSTER_DIR/fuzz.txt"
+	b=$(summary 1)
+	fuzz pair 2 "-n 9 -s 10.213.0.9 -k $KEY pre malformed"
+	a=$(summary 1)
 	LOADING=2 watch_loads 600 || problem "node 2 workload did not finish"
-	grep -q 'fuzz: result failures=0' <<< "$fuzz" ||
-		problem "$(grep -c 'NOT closed' <<< "$fuzz") connections not closed"
-	for spec in rx_bad_magic:2 rx_bad_version:1 rx_unknown_type:2 rx_bad_flags:1 \
-		rx_bad_length:2 rx_before_handshake:1 rx_bad_crc:2 rx_bad_node:1 \
-		rx_bad_payload:1 handshake_rejects:3 protocol_errors:1; do
-		num=$(dbg 1 "${spec%:*}")
-		if ! [[ "$num" =~ ^[0-9]+$ ]] || [ "$num" -lt "${spec#*:}" ]; then
-			problem "${spec%:*}=$num (want >= ${spec#*:})"
-		fi
-	done
+	fuzz_ok pair
+	fuzz_counted pair "$b" "$a"
 	num=$(dbg 1 peers/2/link_downs)
 	[ "$num" = 0 ] || problem "legit link 1-2 went down $num times"
 	bad=$(load_bad 2)
 	[ "$bad" = 0 ] || problem "node 2 bad pages: $bad"
 	[ "$(dbg 2 remote_puts)" -gt 0 ] 2>/dev/null || problem "node 2 sent no pages"
-	FIGURES="$(grep -c ' closed$' <<< "$fuzz" || true) cases counted and closed, legit link kept"
+	FIGURES="$(grep -c ' closed$' <<< "$FUZZ_OUT" || true) cases counted and closed, legit link kept"
 }
 
 # Node 2 restarts while node 1 is idle; node 1 reconnects and uses it.
