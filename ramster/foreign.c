@@ -26,7 +26,9 @@
  * each owner may keep its share of the room down to the low mark
  * (ramster_foreign_recall_keep()); room is advertised only up to the low
  * mark.  A closed store (the node is leaving) takes no page, offers no
- * room and recalls everything.
+ * room and recalls everything.  A limit below the capacity (the lender
+ * short of memory itself, lender.c) stands in for the capacity in all of
+ * this: PUTs are refused past it, no room is offered, pages are recalled.
  *
  * The store is an instance (struct ramster_foreign) with no tie to the
  * links: the lender (lender.c) feeds it the frames it receives, and the
@@ -92,12 +94,19 @@ struct ramster_foreign {
 	u64 total;
 	u64 count[RAMSTER_MAX_NODES];
 	u64 capacity;
+	u64 limit;
 	bool closed;
 	struct zs_pool *pool;
 	struct kmem_cache *cache;
 };
 
 /* -1, 0, 1 as (node, type, offset) sorts before, with, after @fp. */
+/* What the store may hold now: its capacity, or less under a limit. */
+static u64 ramster_foreign_capacity(struct ramster_foreign *fs)
+{
+	return min(READ_ONCE(fs->capacity), READ_ONCE(fs->limit));
+}
+
 static int ramster_foreign_cmp(u8 node, u16 type, u64 offset,
 			       const struct ramster_foreign_page *fp)
 {
@@ -216,7 +225,7 @@ u32 ramster_foreign_put(struct ramster_foreign *fs, u8 node,
 		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_REFUSED);
 		return RAMSTER_ST_REFUSED;
 	}
-	if (READ_ONCE(fs->total) >= READ_ONCE(fs->capacity)) {
+	if (READ_ONCE(fs->total) >= ramster_foreign_capacity(fs)) {
 		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_FULL);
 		return RAMSTER_ST_FULL;
 	}
@@ -395,6 +404,17 @@ void ramster_foreign_set_capacity(struct ramster_foreign *fs, u64 pages)
 }
 EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_set_capacity);
 
+/**
+ * ramster_foreign_set_limit - hold at most this many pages for now
+ * @fs: the store
+ * @pages: the limit; U64_MAX for none (the capacity alone counts)
+ */
+void ramster_foreign_set_limit(struct ramster_foreign *fs, u64 pages)
+{
+	WRITE_ONCE(fs->limit, pages);
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_set_limit);
+
 /* Leaving: take no page, offer no room, recall every page. */
 void ramster_foreign_set_closed(struct ramster_foreign *fs, bool closed)
 {
@@ -406,7 +426,7 @@ EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_set_closed);
 static u64 ramster_foreign_mark(struct ramster_foreign *fs,
 				unsigned int percent)
 {
-	return div_u64(READ_ONCE(fs->capacity) * min(percent, 100U), 100);
+	return div_u64(ramster_foreign_capacity(fs) * min(percent, 100U), 100);
 }
 
 /**
@@ -491,6 +511,7 @@ struct ramster_foreign *ramster_foreign_create(const char *name)
 		return NULL;
 	spin_lock_init(&fs->lock);
 	fs->root = RB_ROOT;
+	fs->limit = U64_MAX;
 	fs->cache = kmem_cache_create(name, sizeof(struct ramster_foreign_page),
 				      0, 0, NULL);
 	if (!fs->cache)

@@ -17,6 +17,7 @@ struct ramster_foreign;
 struct ramster_foreign *ramster_foreign_create(const char *name);
 void ramster_foreign_destroy(struct ramster_foreign *fs);
 void ramster_foreign_set_capacity(struct ramster_foreign *fs, u64 pages);
+void ramster_foreign_set_limit(struct ramster_foreign *fs, u64 pages);
 void ramster_foreign_set_closed(struct ramster_foreign *fs, bool closed);
 u32 ramster_foreign_put(struct ramster_foreign *fs, u8 node,
 			const struct ramster_wire_page *page);

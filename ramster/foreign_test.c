@@ -211,6 +211,29 @@ static void room_and_recall_follow_the_marks(struct kunit *test)
 	ramster_foreign_destroy(fs);
 }
 
+/* The lender short of memory: a limit under what it holds. */
+static void a_limit_stands_in_for_the_capacity(struct kunit *test)
+{
+	struct ramster_foreign *fs = new_store(test, 10);
+	int i;
+
+	for (i = 0; i < 6; i++)
+		KUNIT_EXPECT_EQ(test, put(fs, 1, 0, i, 1, 1), RAMSTER_ST_OK);
+	ramster_foreign_set_limit(fs, 4);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 6, 1, 1), RAMSTER_ST_FULL);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_room(fs, 100, 100), 0);
+	/* Everything above the limit's marks is recalled... */
+	KUNIT_EXPECT_LE(test, ramster_foreign_recall_keep(fs, 1, 100, 100), 4);
+	/* ... nothing is dropped: the pages are still served. */
+	KUNIT_EXPECT_EQ(test, ramster_foreign_total(fs), 6);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 5, 1), 1);
+	/* Lifted: the capacity counts again. */
+	ramster_foreign_set_limit(fs, U64_MAX);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_room(fs, 100, 100), 4);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 6, 1, 1), RAMSTER_ST_OK);
+	ramster_foreign_destroy(fs);
+}
+
 static struct kunit_case ramster_foreign_cases[] = {
 	KUNIT_CASE(newer_put_replaces_older_is_refused),
 	KUNIT_CASE(get_answers_only_its_generation),
@@ -219,6 +242,7 @@ static struct kunit_case ramster_foreign_cases[] = {
 	KUNIT_CASE(drop_area_keeps_other_areas),
 	KUNIT_CASE(full_and_closed_refuse),
 	KUNIT_CASE(room_and_recall_follow_the_marks),
+	KUNIT_CASE(a_limit_stands_in_for_the_capacity),
 	{}
 };
 

@@ -15,12 +15,24 @@
  * (attach tells which); a PUT from another is refused.  When an owner
  * restarts (a new instance), what it stored here is nobody's: dropped.
  *
+ * A lender is not protected from its own generosity by the capacity
+ * alone: its own processes may need the memory later.  Every tick it
+ * looks at its available memory (si_mem_available()); below
+ * lender_reserve_percent of RAM it limits the store to what it holds
+ * less what the shortfall is worth in foreign pages (at their average
+ * compressed size), so it offers no room, refuses PUTs (FULL) and recalls
+ * pages from their owners until it is back above the reserve.  The limit
+ * is lifted once available memory is above twice the reserve.  Foreign
+ * pages are never dropped to make room: they are the only copy their
+ * owner may have.
+ *
  * The handlers run on each owner's link thread, so the frames of one
  * owner are handled in order; the store is shared by all owners.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/mm.h>
 #include <linux/debugfs.h>
 #include <linux/moduleparam.h>
 #include <linux/seq_file.h>
@@ -42,7 +54,18 @@ module_param(foreign_low_percent, uint, 0644);
 MODULE_PARM_DESC(foreign_low_percent,
 		 "... down to this percent of it, where advertised room ends too (default 100)");
 
+static unsigned int lender_reserve_percent = 10;
+static struct ramster_uint_range lender_reserve_percent_range = {
+	&lender_reserve_percent, 0, 90
+};
+module_param_cb(lender_reserve_percent, &ramster_uint_range_ops,
+		&lender_reserve_percent_range, 0644);
+MODULE_PARM_DESC(lender_reserve_percent,
+		 "below this much available memory (percent of RAM) a lender recalls its foreign pages; 0: never (default 10)");
+
 static struct ramster_foreign *ramster_lender_store;
+/* Under its reserve: the store is limited (see the top of the file). */
+static bool ramster_lender_squeezed;
 /* Owners: nodes that may store here (set at attach, before any frame). */
 static DECLARE_BITMAP(ramster_lender_owners, RAMSTER_MAX_NODES);
 /* Nodes whose peers/<num>/ file exists (a failed start attaches again). */
@@ -223,12 +246,51 @@ static void ramster_lender_send_recall(u8 node)
 	}
 }
 
+/*
+ * Protect this node from its own generosity (see the top of the file).
+ * Every owner's tick calls it: the ticks of all links are serialised by
+ * nothing, and each computes the same limit from the same figures.
+ */
+static void ramster_lender_protect(void)
+{
+	unsigned long reserve = mult_frac(totalram_pages(),
+					  READ_ONCE(lender_reserve_percent), 100);
+	long avail = si_mem_available();
+	u64 total, bytes, short_pages, per_page;
+
+	if (!reserve || avail > 2 * (long)reserve) {
+		if (READ_ONCE(ramster_lender_squeezed)) {
+			WRITE_ONCE(ramster_lender_squeezed, false);
+			ramster_foreign_set_limit(ramster_lender_store, U64_MAX);
+			pr_info("memory available again: lending resumes\n");
+		}
+		return;
+	}
+	if (avail >= (long)reserve)
+		return;		/* between the marks: as it was */
+
+	total = ramster_foreign_total(ramster_lender_store);
+	bytes = ramster_foreign_pool_bytes(ramster_lender_store);
+	per_page = total ? max_t(u64, div64_u64(bytes, total), 64) : PAGE_SIZE;
+	short_pages = div64_u64(((u64)reserve - max(avail, 0L)) * PAGE_SIZE,
+				per_page);
+	ramster_foreign_set_limit(ramster_lender_store,
+				  total > short_pages ? total - short_pages : 0);
+	if (!READ_ONCE(ramster_lender_squeezed)) {
+		WRITE_ONCE(ramster_lender_squeezed, true);
+		ramster_stat_inc(RAMSTER_STAT_LENDER_SQUEEZES);
+		pr_info("available memory under lender_reserve_percent: recalling foreign pages (%llu held)\n",
+			total);
+	}
+}
+
 /* The keepalive says what we would still take from it and what we hold. */
 static void ramster_lender_tick(void *ctx, u8 node,
 				struct ramster_wire_keepalive *ka)
 {
 	bool owner = test_bit(node, ramster_lender_owners);
 
+	ramster_lender_protect();
 	ka->free_pages = cpu_to_le64(owner ?
 		ramster_foreign_room(ramster_lender_store,
 				     READ_ONCE(foreign_high_percent),

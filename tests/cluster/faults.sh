@@ -1,0 +1,131 @@
+# shellcheck shell=bash
+# faults: the pair (tests/configs/pair-fuzz.conf) under transients that
+# must never cost a page.  One long workload on node 1 (3x its RAM, six
+# passes, each rewriting a quarter of its pages, so a stale page is caught
+# as well as a lost one) keeps thousands of pages on node 2 while node 2's
+# link is taken away (its tap set down in the cluster's namespace): for
+# 1 s, for 3 s, and for longer than link_timeout_ms with remote_wait_ms=0,
+# so that loads cannot wait the outage out and must be deferred (-EAGAIN,
+# kernel patch 0011) and retried rather than fail.  The process must
+# survive every cut (a SIGBUS kills it) and every page must verify.
+# Then the lender under its own pressure: node 2 holds node 1's parked
+# pages and runs a workload of most of its own RAM; it must recall
+# (below lender_reserve_percent), finish without an OOM kill, and node
+# 1's pages must verify.
+#
+# results: cluster_link_flap_1s cluster_link_flap_3s
+# results: cluster_link_flap_past_link_timeout cluster_flapped_pages_verify
+# results: cluster_lender_under_own_pressure cluster_faults_no_kernel_warnings
+# timeout: 2400
+
+# shellcheck source=tests/cluster/lib.sh
+. "$TOP/tests/cluster/lib.sh"
+
+# The tap of node NUM in the cluster's namespace.
+node_tap() {
+	local index
+	index=$(grep -n -x "$1" "$RAMSTER_CLUSTER_DIR/nodes.list" | cut -d: -f1)
+	echo "rtap$index"
+}
+
+tap_set() {
+	ip netns exec "$(cat "$RAMSTER_CLUSTER_DIR/netns")" \
+		ip link set "$(node_tap "$1")" "$2"
+}
+
+workload_alive() { cx 1 "kill -0 \$(cat /tmp/load.pid) && echo alive" | grep -q alive; }
+
+start_workload() {
+	local mem held t0
+	mem=$(node_mem 1)
+	cx 1 "/bin/workload -m $((mem * 3)) -s 7 -p 6 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
+	t0=$(date +%s)
+	until held=$(dbg 2 foreign_pages) && [ "${held:-0}" -ge 2000 ]; do
+		[ $(($(date +%s) - t0)) -lt 600 ] ||
+			abort "node 2 never held 2000 pages (held ${held:-?})"
+		sleep 1
+	done
+}
+
+# flap SECONDS: cut node 2 off for SECONDS while node 1's workload runs;
+# the workload must still be running 20 s after the link is back, and
+# the link live again.
+flap() {
+	local secs=$1 held downs0 waited deferred
+	held=$(dbg 2 foreign_pages)
+	downs0=$(dbg 1 peers/2/link_downs)
+	waited=$(dbg 1 remote_loads_waited)
+	deferred=$(dbg 1 remote_loads_deferred)
+	tap_set 2 down
+	sleep "$secs"
+	tap_set 2 up
+	wait_until 60 peer_state_is 1 2 live || problem "link 1-2 not live again"
+	sleep 20
+	if ! workload_alive && [ -z "$(load_result 1)" ]; then
+		problem "the workload died (SIGBUS?): $(cx 1 'tail -n 2 /tmp/load.out' | tr '\n' ' ')"
+	fi
+	FIGURES="$held pages on node 2 when cut, link downs +$(($(dbg 1 peers/2/link_downs) - downs0)), loads that waited +$(($(dbg 1 remote_loads_waited) - waited)), deferred +$(($(dbg 1 remote_loads_deferred) - deferred))"
+}
+
+flap_1s() { flap 1; }
+flap_3s() { flap 3; }
+
+# Past link_timeout_ms, and no waiting allowed: the loads of the outage
+# are deferred and retried, never failed.
+flap_past_link_timeout() {
+	local timeout downs0 deferred0
+	timeout=$(cx 1 cat /sys/module/ramster/parameters/link_timeout_ms)
+	downs0=$(dbg 1 peers/2/link_downs)
+	deferred0=$(dbg 1 remote_loads_deferred)
+	set_param 1 remote_wait_ms 0
+	flap $(((${timeout:-5000} + 999) / 1000 + 3))
+	set_param 1 remote_wait_ms 5000
+	[ "$(dbg 1 peers/2/link_downs)" -gt "$downs0" ] 2>/dev/null ||
+		problem "the link never went down: the test did not test"
+	[ "$(dbg 1 remote_loads_deferred)" -gt "$deferred0" ] 2>/dev/null ||
+		FIGURES="$FIGURES (no load fell in the outage)"
+}
+
+flapped_pages_verify() {
+	local bad
+	LOADING=1 watch_loads 1500 1:remote_pages || problem "workload did not finish"
+	bad=$(load_bad 1)
+	case "$bad" in
+	0) ;;
+	none) problem "the workload died (SIGBUS?): $(cx 1 'tail -n 2 /tmp/load.out' | tr '\n' ' ')" ;;
+	*) problem "$bad bad pages" ;;
+	esac
+	FIGURES="$(load_result 1 | sed 's/workload: result //'), frontswap deferred_loads $(cx 1 cat /sys/kernel/debug/frontswap/deferred_loads)"
+}
+
+own_done() { [ -n "$(cx 2 'cat /tmp/own.exit 2>/dev/null')" ]; }
+oom_kills() { cx "$1" "sed -n 's/^oom_kill //p' /proc/vmstat"; }
+
+lender_under_own_pressure() {
+	local mem squeezes recalls oom exit2
+	mem=$(node_mem 2)
+	park_with_remote 1
+	squeezes=$(dbg 2 lender_squeezes)
+	recalls=$(dbg 2 recalls_sent)
+	oom=$(oom_kills 2)
+	cx 2 "rm -f /tmp/own.exit; (/bin/workload -m $((mem * 7 / 10)) -s 9 -p 3 -q > /tmp/own.out 2>&1; echo \$? > /tmp/own.exit) &" >/dev/null
+	wait_until 900 own_done || problem "node 2's own workload did not finish"
+	exit2=$(cx 2 'cat /tmp/own.exit 2>/dev/null')
+	[ "$exit2" = 0 ] || problem "node 2's own workload exit ${exit2:-?}: $(cx 2 'tail -n 1 /tmp/own.out')"
+	[ "$(oom_kills 2)" = "$oom" ] || problem "OOM kills on node 2: $oom -> $(oom_kills 2)"
+	unpark 1
+	verify_parked 1
+	[ "$(dbg 2 lender_squeezes)" -gt "$squeezes" ] 2>/dev/null ||
+		problem "node 2 never went under its reserve: nothing was tested"
+	FIGURES="node 1 parked $PARKED_REMOTE remote pages; node 2: squeezes +$(($(dbg 2 lender_squeezes) - squeezes)), recalls sent +$(($(dbg 2 recalls_sent) - recalls)), foreign pages now $(dbg 2 foreign_pages)"
+}
+
+session_up "$TOP/tests/configs/pair-fuzz.conf" 1 2
+trap 'tap_set 2 up 2>/dev/null || true; on_exit' EXIT
+start_workload
+check cluster_link_flap_1s flap_1s
+check cluster_link_flap_3s flap_3s
+check cluster_link_flap_past_link_timeout flap_past_link_timeout
+check cluster_flapped_pages_verify flapped_pages_verify
+check cluster_lender_under_own_pressure lender_under_own_pressure
+check cluster_faults_no_kernel_warnings check_consoles_clean
