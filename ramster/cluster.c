@@ -65,6 +65,8 @@ struct ramster_node {
 static DEFINE_MUTEX(ramster_cluster_lock);	/* see the file comment */
 static struct ramster_node *ramster_nodes[RAMSTER_MAX_NODES];
 static struct ramster_node *ramster_local_node;
+/* The local node started once: the links run until the module goes. */
+static bool ramster_cluster_started;
 
 static const char * const ramster_role_names[RAMSTER_NR_ROLES] = {
 	[RAMSTER_ROLE_PEER] = "peer",
@@ -326,6 +328,9 @@ static ssize_t ramster_node_local_store(struct config_item *item,
 		mutex_unlock(&ramster_cluster_lock);
 		return ret;
 	}
+	mutex_lock(&ramster_cluster_lock);
+	ramster_cluster_started = true;
+	mutex_unlock(&ramster_cluster_lock);
 	pr_info("local node %u (%s), %pI4:%u, role %s\n", info.num,
 		config_item_name(&node->item), &info.addr,
 		be16_to_cpu(info.port), ramster_role_name(info.role));
@@ -421,12 +426,14 @@ static ssize_t ramster_cluster_key_store(struct config_item *item,
 		return ret;
 	}
 	mutex_lock(&ramster_cluster_lock);
-	if (ramster_local_node)
+	if (ramster_cluster_started)
 		ret = -EBUSY;
 	else
 		ret = ramster_auth_set_key(key);
 	mutex_unlock(&ramster_cluster_lock);
 	memzero_explicit(key, sizeof(key));
+	/* configfs frees its buffer without clearing it: we do. */
+	memzero_explicit((void *)page, count);
 	if (ret == -EBUSY)
 		pr_err("key: the links are running: a new key takes a reload\n");
 	return ret ? ret : count;

@@ -54,7 +54,11 @@ struct ramster_hello_frame {
 	struct ramster_wire_hdr hdr;
 	struct ramster_wire_hello hello;
 	u8 room[RAMSTER_WIRE_TAG_LEN];
-} __packed;
+};
+
+/* frame_io.c reads the payload right after the header. */
+static_assert(offsetof(struct ramster_hello_frame, hello) ==
+	      RAMSTER_WIRE_HDR_SIZE);
 
 /**
  * struct ramster_auth_frame - an AUTH as sent
@@ -66,7 +70,10 @@ struct ramster_auth_frame {
 	struct ramster_wire_hdr hdr;
 	struct ramster_wire_auth auth;
 	u8 room[RAMSTER_WIRE_TAG_LEN];
-} __packed;
+};
+
+static_assert(offsetof(struct ramster_auth_frame, auth) ==
+	      RAMSTER_WIRE_HDR_SIZE);
 
 static bool ramster_handshake_rule_of(u8 type, struct ramster_wire_rule *rule)
 {
@@ -201,7 +208,7 @@ static void ramster_handshake_reader(struct ramster_frame_reader *r,
 	r->sock = sock;
 	r->buf = side->buf;
 	r->rule_of = ramster_handshake_rule_of;
-	r->deadline = jiffies + msecs_to_jiffies(side->timeout_ms);
+	r->deadline = side->start + msecs_to_jiffies(side->timeout_ms);
 	r->who = side->who;
 }
 
@@ -231,7 +238,9 @@ int ramster_handshake_connect(struct socket *sock,
 	memset(hs, 0, sizeof(*hs));
 	ramster_handshake_reader(&r, sock, side);
 	side->me.capabilities = ramster_handshake_caps();
-	get_random_bytes(nonce, sizeof(nonce));
+	ret = get_random_bytes_wait(nonce, sizeof(nonce));
+	if (ret)
+		return ramster_handshake_failed(side, ret, why);
 	ramster_handshake_hdr(&hello.hdr, RAMSTER_MSG_HELLO,
 			      sizeof(hello.hello), RAMSTER_WIRE_VERSION,
 			      side->me.node);
@@ -251,6 +260,10 @@ int ramster_handshake_connect(struct socket *sock,
 	hs->version = ramster_wire_hello_check(hdr, reply, &side->me, &why);
 	if (!hs->version)
 		return ramster_handshake_failed(side, ret, why);
+	if (le32_to_cpu(hdr->plen) != sizeof(*reply)) {
+		why = "a hello of another length";
+		return ramster_handshake_failed(side, ret, why);
+	}
 	if (le16_to_cpu(reply->node) != peer) {
 		why = "another node answered at its address";
 		return ramster_handshake_failed(side, ret, why);
@@ -324,13 +337,19 @@ int ramster_handshake_accept(struct socket *sock,
 					       hs);
 	if (why)
 		return ramster_handshake_failed(side, ret, why);
-	/* Version 2 and up: a hello of the full length (wire.c). */
+	/* What the proofs cover is exactly the 64 bytes received. */
 	plen = le32_to_cpu(hdr->plen);
-	memcpy(&hello, got, min_t(u32, plen, sizeof(hello)));
+	if (plen != sizeof(hello)) {
+		why = "a hello of another length";
+		return ramster_handshake_failed(side, ret, why);
+	}
+	memcpy(&hello, got, sizeof(hello));
 	hs->node = le16_to_cpu(hello.node);
 	hs->instance = le32_to_cpu(hello.instance);
 
-	get_random_bytes(nonce, sizeof(nonce));
+	ret = get_random_bytes_wait(nonce, sizeof(nonce));
+	if (ret)
+		return ramster_handshake_failed(side, ret, why);
 	ramster_handshake_hdr(&reply.hdr, RAMSTER_MSG_HELLO_REPLY,
 			      sizeof(reply.hello), hs->version, side->me.node);
 	ramster_wire_hello_fill(&reply.hello, &side->me, hs->node, nonce);
@@ -342,11 +361,15 @@ int ramster_handshake_accept(struct socket *sock,
 				  &reply.hello, sizeof(reply.hello), &secrets);
 	if (!ret)
 		ret = ramster_handshake_recv_auth(&r, secrets.mac_c, &why);
-	if (!ret)
-		ret = ramster_handshake_send_auth(sock, hs->version,
-						  side->me.node, secrets.mac_a);
+	/* Keyed before our proof: once it is sent, the other side is live. */
 	if (!ret)
 		ret = ramster_handshake_keys(hs, &secrets, false);
+	if (!ret) {
+		ret = ramster_handshake_send_auth(sock, hs->version,
+						  side->me.node, secrets.mac_a);
+		if (ret)
+			ramster_handshake_release(hs);
+	}
 	ramster_auth_secrets_wipe(&secrets);
 	if (ret)
 		return ramster_handshake_failed(side, ret, why);

@@ -37,7 +37,8 @@ struct ramster_handshake {
  * struct ramster_handshake_side - who this node is in a handshake
  * @me: cluster name, node number, instance (capabilities are filled in)
  * @buf: RAMSTER_FRAME_BUF_SIZE bytes to read frames into
- * @timeout_ms: the whole handshake's deadline, from its start
+ * @timeout_ms: the whole handshake's deadline, from @start
+ * @start: jiffies when the connection was made or accepted
  * @who: names the connection in messages
  * @vet: the accepting side's question, once the HELLO is read and valid:
  *	may node @node open a link from here?  NULL, or why not
@@ -47,6 +48,7 @@ struct ramster_handshake_side {
 	struct ramster_wire_hello_id me;
 	u8 *buf;
 	unsigned int timeout_ms;
+	unsigned long start;
 	const char *who;
 	const char *(*vet)(void *ctx, u16 node);
 	void *ctx;

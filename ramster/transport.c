@@ -151,8 +151,9 @@ module_param_cb(reconnect_max_ms, &ramster_uint_range_ops, &reconnect_max_ms_ran
 MODULE_PARM_DESC(reconnect_max_ms, "longest reconnect backoff (default 5000)");
 
 static unsigned int max_handshakes = 32;
+/* At most the accept workqueue's max_active: each needs a worker. */
 static struct ramster_uint_range max_handshakes_range = {
-	&max_handshakes, 1, 1024
+	&max_handshakes, 1, WQ_DFL_ACTIVE
 };
 module_param_cb(max_handshakes, &ramster_uint_range_ops, &max_handshakes_range,
 		0644);
@@ -191,12 +192,15 @@ static struct workqueue_struct *ramster_accept_wq;
  * @list: on ramster_accepts, so that a stop can cut it short
  * @sock: the connection
  * @from: its source address
+ * @start: jiffies when it was accepted: the handshake's deadline counts
+ *	from here, however long the work item waited to run
  */
 struct ramster_accept {
 	struct work_struct work;
 	struct list_head list;
 	struct socket *sock;
 	__be32 from;
+	unsigned long start;
 };
 
 /* A mutex: a stop shuts the sockets down under it, which may sleep. */
@@ -679,7 +683,35 @@ static void ramster_handshake_side_init(struct ramster_handshake_side *side,
 	side->me = ramster_me;
 	side->buf = buf;
 	side->timeout_ms = READ_ONCE(handshake_timeout_ms);
+	side->start = jiffies;
 	side->who = who;
+}
+
+/*
+ * Nodes connect from their own address and a reserved port (below 1024,
+ * which only root can bind, as NFS clients do): a listener refuses any
+ * other source before reading a byte, so no unprivileged process on a
+ * node's host can take up handshake slots.  The first free port from
+ * RAMSTER_RESVPORT_MAX down is used.
+ */
+#define RAMSTER_RESVPORT_MAX	1023
+#define RAMSTER_RESVPORT_MIN	512
+
+static int ramster_bind_reserved(struct socket *sock)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = ramster_local_info.addr,
+	};
+	int port, ret = -EADDRINUSE;
+
+	for (port = RAMSTER_RESVPORT_MAX; port >= RAMSTER_RESVPORT_MIN; port--) {
+		sin.sin_port = htons(port);
+		ret = kernel_bind(sock, (struct sockaddr *)&sin, sizeof(sin));
+		if (ret != -EADDRINUSE)
+			break;
+	}
+	return ret;
 }
 
 /* Connect to @peer and open the link; its socket in *sockp on success. */
@@ -704,6 +736,12 @@ static int ramster_peer_connect(struct ramster_peer *peer,
 		return ret;
 	ramster_sock_set_timeouts(sock, handshake_timeout_ms,
 				  connect_timeout_ms);
+	ret = ramster_bind_reserved(sock);
+	if (ret) {
+		pr_warn_ratelimited("node %u: no reserved port free on our address (%d)\n",
+				    peer->info.num, ret);
+		goto err_release_sock;
+	}
 	ret = kernel_connect(sock, (struct sockaddr *)&sin, sizeof(sin), 0);
 	if (ret)
 		goto err_release_sock;
@@ -831,7 +869,7 @@ static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock,
 	ramster_stat_inc(RAMSTER_STAT_LINK_UPS);
 	if (!hs->auth) {
 		ramster_stat_inc(RAMSTER_STAT_LINKS_INSECURE);
-		pr_warn("node %u: link up (protocol %u) NOT authenticated nor encrypted (insecure=1): anyone on the network can read and forge its pages\n",
+		pr_warn("node %u: link up (protocol %u) NOT authenticated nor encrypted (insecure=1): anyone on the network can read and forge its pages, or make it drop them\n",
 			peer->info.num, hs->version);
 	} else {
 		pr_info("node %u: link up (protocol %u, %s)\n", peer->info.num,
@@ -983,6 +1021,7 @@ static void ramster_accept_work(struct work_struct *work)
 		ramster_sock_set_timeouts(acc->sock, handshake_timeout_ms,
 					  handshake_timeout_ms);
 		ramster_handshake_side_init(&side, buf, who);
+		side.start = acc->start;
 		side.vet = ramster_accept_vet;
 		side.ctx = acc;
 		ret = ramster_handshake_accept(acc->sock, &side, &hs);
@@ -998,7 +1037,10 @@ static void ramster_accept_work(struct work_struct *work)
 		goto out;
 	}
 
-	/* Authenticated: it replaces a live link (ramster_peer_check()). */
+	/*
+	 * Authenticated: it replaces a live link (ramster_peer_check()),
+	 * whose receiver is woken at once by shutting its socket down.
+	 */
 	peer = ramster_peers[hs.node];
 	spin_lock(&peer->lock);
 	old = peer->accepted;
@@ -1007,6 +1049,10 @@ static void ramster_accept_work(struct work_struct *work)
 	peer->accepted_hs = hs;
 	spin_unlock(&peer->lock);
 	wake_up(&peer->wait);
+	mutex_lock(&peer->tx_mutex);
+	if (peer->tx_sock)
+		kernel_sock_shutdown(peer->tx_sock, SHUT_RDWR);
+	mutex_unlock(&peer->tx_mutex);
 	if (old) {
 		sock_release(old);
 		ramster_handshake_release(&old_hs);
@@ -1034,11 +1080,18 @@ static void ramster_accept_one(struct socket *sock)
 				    &from.sin_addr);
 		goto out_release;
 	}
+	if (ntohs(from.sin_port) > RAMSTER_RESVPORT_MAX) {
+		ramster_stat_inc(RAMSTER_STAT_ACCEPT_REFUSED_ADDRESS);
+		pr_warn_ratelimited("connection from %pI4:%u: not from a reserved port (a node connects from one): closed\n",
+				    &from.sin_addr, ntohs(from.sin_port));
+		goto out_release;
+	}
 	acc = kzalloc(sizeof(*acc), GFP_KERNEL);
 	if (!acc)
 		goto out_release;
 	acc->sock = sock;
 	acc->from = from.sin_addr.s_addr;
+	acc->start = jiffies;
 	INIT_WORK(&acc->work, ramster_accept_work);
 
 	mutex_lock(&ramster_accepts_lock);
@@ -1181,8 +1234,17 @@ static struct ramster_peer *ramster_peer_create(const struct ramster_node_info *
 
 static void ramster_peer_destroy(struct ramster_peer *peer)
 {
+	struct ramster_handshake hs;
+	struct socket *sock;
+
 	if (peer->thread)
 		kthread_stop(peer->thread);
+	/* Handed over to a thread that never ran (a failed start)? */
+	sock = ramster_peer_take_accepted(peer, &hs);
+	if (sock) {
+		sock_release(sock);
+		ramster_handshake_release(&hs);
+	}
 	flush_work(&peer->tx_work);
 	ramster_peer_flush(peer);
 	ramster_peer_debugfs_remove(peer);
@@ -1330,7 +1392,8 @@ int ramster_transport_init(struct dentry *debugfs_root)
 	if (!ramster_tx_wq)
 		return -ENOMEM;
 	/* Handshakes free no memory: no rescuer, no reserves. */
-	ramster_accept_wq = alloc_workqueue("ramster_accept", WQ_UNBOUND, 0);
+	ramster_accept_wq = alloc_workqueue("ramster_accept", WQ_UNBOUND,
+					    WQ_DFL_ACTIVE);
 	if (!ramster_accept_wq) {
 		destroy_workqueue(ramster_tx_wq);
 		return -ENOMEM;

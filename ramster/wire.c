@@ -144,10 +144,14 @@ bool ramster_wire_hello_valid(const void *payload, u32 plen)
 	} else if (plen != sizeof(*hello) || hello->max_version < 2) {
 		return false;
 	}
+	/*
+	 * Capability bits this version does not know are ignored, not
+	 * refused: a later version may offer more, and the handshake's
+	 * proofs cover every bit, so none can be stripped or added.
+	 */
 	return hello->min_version >= 1 &&
 	       hello->min_version <= hello->max_version &&
 	       !hello->rsvd0 &&
-	       !(le32_to_cpu(hello->capabilities) & ~RAMSTER_CAP_KNOWN) &&
 	       hello->cluster[0] &&
 	       memchr(hello->cluster, '\0', sizeof(hello->cluster));
 }

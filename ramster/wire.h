@@ -57,6 +57,14 @@
  * key never talks to one without (no downgrade); nodes loaded with
  * insecure=1 and no key speak version 2 without AUTH frames and tags.
  *
+ * What the key does not do: every member holds the same key, so a node
+ * is known by the key together with its source address (and a reserved
+ * source port, which only root on its host can bind).  A member whose
+ * key is stolen can pose as any node whose address it can use, replace
+ * that node's links and announce a new instance (holders then drop the
+ * node's pages).  Without a key (insecure=1), anybody on a node's host
+ * or network can.
+ *
  * A page may be sent to several nodes (replication) since nothing in a
  * PUT names a single holder.
  */

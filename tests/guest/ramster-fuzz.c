@@ -480,6 +480,27 @@ static void make_hdr(struct hdr *h, uint8_t type, const void *payload,
 	h->src_node = my_node;
 }
 
+/*
+ * Nodes accept connections only from a reserved source port (below 1024,
+ * which only root can bind), as NFS servers do: bind the first free one
+ * from 1023 down, as the kernel's connecting side does.
+ */
+static void bind_reserved(int fd)
+{
+	struct sockaddr_in sin = source;
+	int port;
+
+	for (port = 1023; port >= 512; port--) {
+		sin.sin_port = htons(port);
+		if (!bind(fd, (struct sockaddr *)&sin, sizeof(sin)))
+			return;
+		if (errno != EADDRINUSE)
+			break;
+	}
+	die("bind a reserved port on the source address: %s",
+	    strerror(errno));
+}
+
 static int connect_node(void)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
@@ -487,9 +508,9 @@ static int connect_node(void)
 	if (fd < 0)
 		die("socket: %s", strerror(errno));
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&source, sizeof(source)) ||
-	    connect(fd, (struct sockaddr *)&target, sizeof(target)))
-		die("bind/connect: %s", strerror(errno));
+	bind_reserved(fd);
+	if (connect(fd, (struct sockaddr *)&target, sizeof(target)))
+		die("connect: %s", strerror(errno));
 	return fd;
 }
 
