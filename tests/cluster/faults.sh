@@ -104,6 +104,9 @@ oom_kills() { cx "$1" "sed -n 's/^oom_kill //p' /proc/vmstat"; }
 lender_under_own_pressure() {
 	local mem squeezes recalls oom exit2
 	mem=$(node_mem 2)
+	# Node 1's suction would fetch its pages home before node 2 is
+	# pressed: they stay on node 2 until it recalls them.
+	set_param 1 suction_interval_ms 0
 	park_with_remote 1
 	squeezes=$(dbg 2 lender_squeezes)
 	recalls=$(dbg 2 recalls_sent)
@@ -115,8 +118,11 @@ lender_under_own_pressure() {
 	[ "$(oom_kills 2)" = "$oom" ] || problem "OOM kills on node 2: $oom -> $(oom_kills 2)"
 	unpark 1
 	verify_parked 1
+	set_param 1 suction_interval_ms 1000
 	[ "$(dbg 2 lender_squeezes)" -gt "$squeezes" ] 2>/dev/null ||
 		problem "node 2 never went under its reserve: nothing was tested"
+	[ "$(dbg 2 recalls_sent)" -gt "$recalls" ] 2>/dev/null ||
+		problem "node 2 was pressed but recalled nothing"
 	FIGURES="node 1 parked $PARKED_REMOTE remote pages; node 2: squeezes +$(($(dbg 2 lender_squeezes) - squeezes)), recalls sent +$(($(dbg 2 recalls_sent) - recalls)), foreign pages now $(dbg 2 foreign_pages)"
 }
 
