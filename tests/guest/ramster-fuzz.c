@@ -872,9 +872,9 @@ static void verdict(const char *name, int fd, int ms, const char *counter,
 }
 
 static void link_verdict(struct link *l, const char *name, int ms,
-			 const char *counter)
+			 const char *counter, int silent)
 {
-	verdict(name, l->fd, ms, counter, 0);
+	verdict(name, l->fd, ms, counter, silent);
 	l->fd = -1;
 	link_close(l);
 }
@@ -988,11 +988,11 @@ static void keyless_cases(void)
 	/* No downgrade: a node with a key never talks to one without. */
 	if (hello(&l, 0) == 0)
 		printf("fuzz: hello_without_auth: the node answered a HELLO without CAP_AUTH\n");
-	link_verdict(&l, "hello_without_auth", CLOSE_MS, "handshake_rejects");
+	link_verdict(&l, "hello_without_auth", CLOSE_MS, "handshake_rejects", 1);
 
 	if (hello(&l, my_caps()))
 		printf("fuzz: no_proof: no HELLO_REPLY\n");
-	link_verdict(&l, "no_proof", DEADLINE_MS, "handshake_timeouts");
+	link_verdict(&l, "no_proof", DEADLINE_MS, "handshake_timeouts", 1);
 
 	memset(&pf, 0, sizeof(pf));
 	pf.clen = sizeof(pf.data);
@@ -1000,7 +1000,7 @@ static void keyless_cases(void)
 	memset(pf.data, 0x42, sizeof(pf.data));
 	hello(&l, my_caps());
 	send_plain(l.fd, PUT, &pf, sizeof(pf));
-	link_verdict(&l, "put_instead_of_proof", CLOSE_MS, "rx_unknown_type");
+	link_verdict(&l, "put_instead_of_proof", CLOSE_MS, "rx_unknown_type", 1);
 
 	/* A "tagged" PUT with a made-up tag, where the proof should be. */
 	hello(&l, my_caps());
@@ -1012,22 +1012,22 @@ static void keyless_cases(void)
 	random_bytes(frame + HDR_SIZE + sizeof(pf), TAG_LEN);
 	send_all(l.fd, frame, HDR_SIZE + sizeof(pf) + TAG_LEN);
 	link_verdict(&l, "tagged_put_instead_of_proof", CLOSE_MS,
-		     "rx_unknown_type");
+		     "rx_unknown_type", 1);
 
 	hello(&l, my_caps());
 	send_plain(l.fd, AUTH, zeros, MAC_LEN);
-	link_verdict(&l, "proof_of_zeros", CLOSE_MS, "auth_failures");
+	link_verdict(&l, "proof_of_zeros", CLOSE_MS, "auth_failures", 1);
 
 	/* A proof of the wrong length. */
 	hello(&l, my_caps());
 	send_plain(l.fd, AUTH, zeros, MAC_LEN - 1);
-	link_verdict(&l, "short_proof", CLOSE_MS, "rx_bad_length");
+	link_verdict(&l, "short_proof", CLOSE_MS, "rx_bad_length", 1);
 
 	/* The acceptor's AUTH before the connector's. */
 	hello(&l, my_caps());
 	send_plain(l.fd, HELLO_REPLY, l.reply, HELLO_LEN);
 	link_verdict(&l, "hello_reply_instead_of_proof", CLOSE_MS,
-		     "auth_failures");
+		     "auth_failures", 1);
 }
 
 /*********************************************************************
@@ -1105,7 +1105,7 @@ static void flip_case(const char *name, size_t at_from_end, size_t at)
 		at = n - at_from_end;
 	frame[at] ^= 0x04;
 	send_all(l.fd, frame, n);
-	link_verdict(&l, name, CLOSE_MS, "rx_bad_tag");
+	link_verdict(&l, name, CLOSE_MS, "rx_bad_tag", 0);
 }
 
 static void integrity_cases(void)
@@ -1122,7 +1122,7 @@ static void integrity_cases(void)
 	n = sealed(&l, KEEPALIVE, 0, ka, sizeof(ka), frame);
 	send_all(l.fd, frame, n);
 	send_all(l.fd, frame, n);
-	link_verdict(&l, "replay_same_link", CLOSE_MS, "rx_bad_seq");
+	link_verdict(&l, "replay_same_link", CLOSE_MS, "rx_bad_seq", 0);
 
 	/*
 	 * A frame of one session into another, where its sequence number is
@@ -1133,7 +1133,7 @@ static void integrity_cases(void)
 	live_link(&m);
 	link_close(&l);
 	send_all(m.fd, frame, n);
-	link_verdict(&m, "replay_other_session", CLOSE_MS, "rx_bad_tag");
+	link_verdict(&m, "replay_other_session", CLOSE_MS, "rx_bad_tag", 0);
 
 	/*
 	 * A whole recorded handshake (HELLO, then our proof) replayed: the
@@ -1168,18 +1168,18 @@ static void integrity_cases(void)
 	n2 = sealed(&l, KEEPALIVE, 0, ka, sizeof(ka), frame2);
 	send_all(l.fd, frame2, n2);
 	send_all(l.fd, frame, n);
-	link_verdict(&l, "reordered", CLOSE_MS, "rx_bad_seq");
+	link_verdict(&l, "reordered", CLOSE_MS, "rx_bad_seq", 0);
 
 	/* A frame lost on the way: seq skips one. */
 	live_link(&l);
 	l.tx_seq++;
 	send_sealed(&l, KEEPALIVE, 0, ka, sizeof(ka));
-	link_verdict(&l, "skipped_seq", CLOSE_MS, "rx_bad_seq");
+	link_verdict(&l, "skipped_seq", CLOSE_MS, "rx_bad_seq", 0);
 
 	/* A plain frame, crc and all, on an authenticated link. */
 	live_link(&l);
 	send_plain(l.fd, KEEPALIVE, ka, sizeof(ka));
-	link_verdict(&l, "no_auth_flag", CLOSE_MS, "rx_bad_flags");
+	link_verdict(&l, "no_auth_flag", CLOSE_MS, "rx_bad_flags", 0);
 
 	/* A correct tag, but the other mode's flags (a downgrade). */
 	live_link(&l);
@@ -1187,7 +1187,7 @@ static void integrity_cases(void)
 	h.flags = l.encrypt ? F_AUTH : F_AUTH | F_ENCRYPTED;
 	n = seal(&l, &h, l.tx_seq++, ka, sizeof(ka), frame);
 	send_all(l.fd, frame, n);
-	link_verdict(&l, "other_mode_flags", CLOSE_MS, "rx_bad_flags");
+	link_verdict(&l, "other_mode_flags", CLOSE_MS, "rx_bad_flags", 0);
 
 	/* A crc beside the tag (it would leak a page's checksum). */
 	live_link(&l);
@@ -1196,20 +1196,20 @@ static void integrity_cases(void)
 	n = seal(&l, &h, l.tx_seq++, ka, sizeof(ka), frame);
 	((struct hdr *)frame)->pcrc = 1;
 	send_all(l.fd, frame, n);
-	link_verdict(&l, "crc_beside_tag", CLOSE_MS, "rx_bad_reserved");
+	link_verdict(&l, "crc_beside_tag", CLOSE_MS, "rx_bad_reserved", 0);
 
 	/* Half a tag, then silence: the link's timeout. */
 	live_link(&l);
 	n = sealed(&l, KEEPALIVE, 0, ka, sizeof(ka), frame);
 	send_all(l.fd, frame, n - TAG_LEN / 2);
-	link_verdict(&l, "truncated_tag", DEADLINE_MS, "link_timeouts");
+	link_verdict(&l, "truncated_tag", DEADLINE_MS, "link_timeouts", 0);
 
 	/* Garbage where a header should be. */
 	live_link(&l);
 	for (n = 0; n < 64; n++)
 		frame[n] = (uint8_t)(n * 37 + 11);
 	send_all(l.fd, frame, 64);
-	link_verdict(&l, "garbage_after_handshake", CLOSE_MS, "rx_bad_magic");
+	link_verdict(&l, "garbage_after_handshake", CLOSE_MS, "rx_bad_magic", 0);
 }
 
 /*********************************************************************
@@ -1249,7 +1249,7 @@ static void malformed(const char *name, uint8_t type, const void *payload,
 		send_all(l.fd, frame, seal(&l, &h, l.tx_seq++, payload, plen,
 					   frame));
 	}
-	link_verdict(&l, name, CLOSE_MS, counter);
+	link_verdict(&l, name, CLOSE_MS, counter, 0);
 }
 
 static void malformed_cases(void)
