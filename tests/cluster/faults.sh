@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # faults: the pair (tests/configs/pair-fuzz.conf) under transients that
-# must never cost a page.  One long workload on node 1 (3x its RAM, six
+# must never cost a page.  One long workload on node 1 (2.5x its RAM, four
 # passes, each rewriting a quarter of its pages, so a stale page is caught
 # as well as a lost one) keeps thousands of pages on node 2 while node 2's
 # link is taken away (its tap set down in the cluster's namespace): for
@@ -38,7 +38,7 @@ workload_alive() { cx 1 "kill -0 \$(cat /tmp/load.pid) && echo alive" | grep -q 
 start_workload() {
 	local mem held t0
 	mem=$(node_mem 1)
-	cx 1 "/bin/workload -m $((mem * 3)) -s 7 -p 6 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
+	cx 1 "/bin/workload -m $((mem * 5 / 2)) -s 7 -p 4 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
 	t0=$(date +%s)
 	until held=$(dbg 2 foreign_pages) && [ "${held:-0}" -ge 2000 ]; do
 		[ $(($(date +%s) - t0)) -lt 600 ] ||
