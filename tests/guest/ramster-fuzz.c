@@ -21,7 +21,7 @@
  * Groups (default: pre keyless wrongkey, and with a key also live
  * integrity malformed):
  *   pre        bad headers and hellos before any handshake, a version 1
- *              hello
+ *              hello, a connection from an unreserved port
  *   keyless    what an attacker without the key can try: a hello without
  *              the AUTH capability, frames instead of the proof, no proof
  *              at all (the node's handshake deadline), a proof of zeros
@@ -30,7 +30,8 @@
  *              would give): the node must close without its own proof
  *   live       a full authenticated handshake and a GET answered: the
  *              node accepts our frames and we verify its tags (a check of
- *              this program, not a closing case)
+ *              this program, not a closing case); the same with a
+ *              capability bit this version does not know
  *   integrity  after an authenticated handshake: a frame replayed on its
  *              link, one from another session, a replayed handshake, one
  *              bit flipped in the header, payload or tag, reordered and
@@ -514,6 +515,19 @@ static int connect_node(void)
 	return fd;
 }
 
+/* A connection from the source address and any port the kernel picks. */
+static int connect_unreserved(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		die("socket: %s", strerror(errno));
+	if (bind(fd, (struct sockaddr *)&source, sizeof(source)) ||
+	    connect(fd, (struct sockaddr *)&target, sizeof(target)))
+		die("bind/connect: %s", strerror(errno));
+	return fd;
+}
+
 static void send_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -679,9 +693,12 @@ static void fill_hello(struct hello *he, uint8_t min, uint8_t max,
 	random_bytes(he->nonce, sizeof(he->nonce));
 }
 
+/* Capability bits this version does not know, offered anyway. */
+static uint32_t extra_caps;
+
 static uint32_t my_caps(void)
 {
-	return CAP_AUTH | (want_encrypt ? CAP_ENCRYPT : 0);
+	return CAP_AUTH | (want_encrypt ? CAP_ENCRYPT : 0) | extra_caps;
 }
 
 /*
@@ -960,10 +977,11 @@ static void pre_handshake_cases(void)
 	send_plain(fd, HELLO, &he, sizeof(he));
 	verdict("wrong_cluster", fd, CLOSE_MS, "handshake_rejects", 1);
 
-	fill_hello(&he, VERSION, VERSION, cluster, 0x80 | my_caps());
-	fd = connect_node();
+	/* A valid hello, from a port above 1023 (any user's): unread. */
+	fill_hello(&he, VERSION, VERSION, cluster, my_caps());
+	fd = connect_unreserved();
 	send_plain(fd, HELLO, &he, sizeof(he));
-	verdict("unknown_capability", fd, CLOSE_MS, "rx_bad_payload", 1);
+	verdict("unreserved_port", fd, CLOSE_MS, "accept_refused_address", 1);
 
 	fill_hello(&he, VERSION, VERSION, cluster, my_caps());
 	he.node = 250;
@@ -1390,6 +1408,18 @@ static void live_cases(void)
 		       l.encrypt ? "encrypted" : "authenticated only");
 	else
 		printf("fuzz: authenticated link FAILED: %s\n", why);
+	failures += !ok;
+	link_close(&l);
+
+	/*
+	 * A later version's capability bits are ignored, not refused (the
+	 * proofs cover them, so none can be stripped): the link works.
+	 */
+	extra_caps = 0x100;
+	live_link(&l);
+	extra_caps = 0;
+	ok = !probe(&l, &why);
+	printf("fuzz: unknown capability %s\n", ok ? "ignored" : "FAILED");
 	failures += !ok;
 	link_close(&l);
 }
