@@ -65,12 +65,15 @@ qemu_clock_args() {
 # display, no reboot (the guest's reboot is QEMU's exit), and APPEND after
 # the kernel arguments every guest gets.  Those include where QEMU's
 # fw_cfg device is (x86's fixed ports; the guests have no ACPI to say
-# so), for the files qemu_add_secret gives a guest.
+# so), for the files qemu_add_secret gives a guest.  RAMSTER_GUEST_MEM_EXTRA
+# MiB are added to MEM_MIB (tests/run.sh sets it for the debug kernel,
+# whose own size and KASAN shadow would leave a guest no memory).
 qemu_command() {
 	local log=$1 mem=$2 cpus=$3 kernel=$4 initrd=$5 append=$6 accel
 	shift 6
 	read -r -a accel <<< "$(qemu_accel_args)"
-	QEMU_CMD=(qemu-system-x86_64 "${accel[@]}" -m "$mem" -smp "$cpus"
+	QEMU_CMD=(qemu-system-x86_64 "${accel[@]}"
+		-m "$((mem + ${RAMSTER_GUEST_MEM_EXTRA:-0}))" -smp "$cpus"
 		-kernel "$kernel" -initrd "$initrd"
 		-append "console=ttyS0 panic=-1 loglevel=6 qemu_fw_cfg.ioport=12@0x510 $(qemu_clock_args) $append"
 		-nographic -no-reboot -monitor none -serial "file:$log" "$@")
