@@ -79,7 +79,7 @@ KERNEL_PROBLEMS='Kernel panic|BUG:|Oops|WARNING: CPU|Call Trace|general protecti
 KERNEL_PROBLEMS+='|(WARNING|INFO): (possible|inconsistent|suspicious|bad unlock|held lock|lock held|nested lock|trying to register|lockdep)'
 KERNEL_PROBLEMS+='|turning off the locking correctness validator|KASAN:|list_(add|del) corruption'
 KERNEL_PROBLEMS+='|kernel BUG at|VM_BUG_ON|page dumped because|BUG [^ ]+ \((Not tainted|Tainted)|ODEBUG:'
-KERNEL_PROBLEMS+='|unreferenced object 0x|memory leak detector disabled'
+KERNEL_PROBLEMS+='|unreferenced object 0x|memory leak detector disabled|kmemleak: (Cannot allocate|Memory pool empty)|kmemleak scan failed'
 export KERNEL_PROBLEMS
 
 N=0

@@ -324,7 +324,7 @@ kmemleak_scan_nodes() {
 		pid=$(cat "$dir/pid" 2>/dev/null || true)
 		if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then continue; fi
 		# shellcheck disable=SC2016  # expanded in the guest
-		cx "$(basename "$dir")" 'k=/sys/kernel/debug/kmemleak; if [ -w $k ]; then echo scan > $k; echo scan > $k; cat $k; fi' \
+		cx "$(basename "$dir")" 'k=/sys/kernel/debug/kmemleak; if [ -w $k ]; then { echo scan > $k && echo scan > $k; } 2>/dev/null || echo kmemleak scan failed; cat $k; fi' \
 			> "$dir/kmemleak.log"
 	done
 }
