@@ -185,6 +185,19 @@ bool ramster_holders_wait_live(u8 node, unsigned long epoch,
 	return left > 0 || (READ_ONCE(h->epoch) != epoch && READ_ONCE(h->live));
 }
 
+/* How long @node's link has been down, in ms; 0 while it is live. */
+unsigned int ramster_holders_down_ms(u8 node)
+{
+	struct ramster_holder *h;
+
+	if (node >= RAMSTER_MAX_NODES)
+		return 0;
+	h = &ramster_holders[node];
+	if (!READ_ONCE(h->holds) || READ_ONCE(h->live))
+		return 0;
+	return jiffies_to_msecs(jiffies - READ_ONCE(h->down_since));
+}
+
 /* Set the bit of every holder whose link is live. */
 void ramster_holders_live(unsigned long *nodes)
 {

@@ -54,14 +54,19 @@ module_param(foreign_low_percent, uint, 0644);
 MODULE_PARM_DESC(foreign_low_percent,
 		 "... down to this percent of it, where advertised room ends too (default 100)");
 
-static unsigned int lender_reserve_percent = 10;
+/*
+ * Off by default for now: when every node of a symmetric cluster is short
+ * at once (the peers3 session), a reserve stops all lending; its default
+ * wants a policy for that case first.
+ */
+static unsigned int lender_reserve_percent;
 static struct ramster_uint_range lender_reserve_percent_range = {
 	&lender_reserve_percent, 0, 90
 };
 module_param_cb(lender_reserve_percent, &ramster_uint_range_ops,
 		&lender_reserve_percent_range, 0644);
 MODULE_PARM_DESC(lender_reserve_percent,
-		 "below this much available memory (percent of RAM) a lender recalls its foreign pages; 0: never (default 10)");
+		 "below this much available memory (percent of RAM) a lender recalls its foreign pages; 0: never (default 0)");
 
 static struct ramster_foreign *ramster_lender_store;
 /* Under its reserve: the store is limited (see the top of the file). */

@@ -22,9 +22,9 @@
  * turned into a loss: the load answers -EAGAIN and frontswap retries it
  * later, leaving the page in swap (the kernel series' patch 11); once a
  * holder has been away remote_wait_ms, its loads pause briefly instead of
- * waiting again, so retried faults do not spin.  Only a holder's answer
- * that it does not have the page, or an answer that is not the page, is
- * an error.  The reply
+ * waiting again, so retried faults do not spin.  A holder's answer that
+ * it does not have the page, an answer that is not the page, or a holder
+ * away longer than remote_lost_ms (presumed dead) is an error.  The reply
  * must name the same (type, offset, generation) and carry data of the
  * length and crc32c recorded when the page left; only then is it
  * decompressed.  Anything else is an error, counted, logged,
@@ -93,6 +93,15 @@ module_param_cb(remote_wait_ms, &ramster_uint_range_ops, &remote_wait_ms_range,
 		0644);
 MODULE_PARM_DESC(remote_wait_ms,
 		 "a load waits this long for a holder's link to come back before it fails (default 5000)");
+
+static unsigned int remote_lost_ms = 30000;
+static struct ramster_uint_range remote_lost_ms_range = {
+	&remote_lost_ms, 1000, 86400000
+};
+module_param_cb(remote_lost_ms, &ramster_uint_range_ops, &remote_lost_ms_range,
+		0644);
+MODULE_PARM_DESC(remote_lost_ms,
+		 "a holder down this long is presumed dead: loads of its pages fail instead of being deferred (default 30000)");
 
 static unsigned int remote_window = 32;
 static struct ramster_uint_range remote_window_range = {
@@ -535,6 +544,17 @@ static int ramster_remote_get(struct ramster_tree *tree,
 		return 0;
 	if (ret == -ETIMEDOUT)
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_TIMEOUT);
+	/*
+	 * A holder away longer than remote_lost_ms is presumed dead (killed,
+	 * not coming back): its pages fail loudly rather than leave their
+	 * processes faulting forever.
+	 */
+	if (ramster_remote_transient(ret) &&
+	    ramster_holders_down_ms(holder) >= READ_ONCE(remote_lost_ms)) {
+		pr_err_ratelimited("node %u down for over %u ms: its pages are presumed lost\n",
+				   holder, remote_lost_ms);
+		ret = -EHOSTDOWN;
+	}
 	if (ramster_remote_transient(ret)) {
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_DEFERRED);
 		if (!waited)

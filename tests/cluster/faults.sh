@@ -107,6 +107,7 @@ lender_under_own_pressure() {
 	# Node 1's suction would fetch its pages home before node 2 is
 	# pressed: they stay on node 2 until it recalls them.
 	set_param 1 suction_interval_ms 0
+	set_param 2 lender_reserve_percent 10
 	park_with_remote 1
 	squeezes=$(dbg 2 lender_squeezes)
 	recalls=$(dbg 2 recalls_sent)
