@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# make bench: the same workload, in the same guest shape, under
+# make bench (tests/bench.sh [swap] [security]; both by default).
+#
+# swap: the same workload, in the same guest shape, under
 #   disk      the patched kernel, no frontswap backend (plain disk swap)
 #   zswap     the patched kernel, zswap (lz4, zsmalloc)
 #   ramster   the patched kernel, ramster's local tier (lz4, zsmalloc)
@@ -12,6 +14,18 @@
 # (every configuration once per round) so that the machine's noise spreads
 # over all of them.  Prints medians and ratios and saves the table in
 # build/bench/results.txt.  A measurement, never a pass/fail test.
+#
+# security: the cost of the cluster key (issue 11).  The pair of
+# tests/configs/pair-fuzz.conf booted three ways, RUNS interleaved rounds:
+#   insecure        no key (insecure=1): links neither authenticated nor
+#                   encrypted
+#   authenticated   the key, encrypt=0: every frame tagged, pages in clear
+#   encrypted       the key, encrypt=1 (the default)
+# Node 1 runs the verifying workload at 3x its RAM (2 passes): remote puts
+# per second over the run, remote load latency p50/p99 (the node's last
+# 1024 loads), and the median of 20 handshakes of ramster-fuzz as node 9
+# (from node 2's VM: its user-space crypto through AF_ALG, plus the
+# node's side).  Saved in build/bench/security.txt.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +40,10 @@ RUNS=${BENCH_RUNS:-3}
 MEM=${BENCH_MEM_MIB:-128}
 MULTS=${BENCH_MULTS:-2 3}
 CONFIGS=(disk zswap ramster vanilla)
+CLUSTER=$TOP/ramster-cluster
+SEC_CONF=$TOP/tests/configs/pair-fuzz.conf
+SEC_MODES=(insecure authenticated encrypted)
+SEC_UP=
 DISK_MBPS=${BENCH_DISK_MBPS:-50}
 DISK_IOPS=${BENCH_DISK_IOPS:-5000}
 START=$(date +%s)
@@ -108,16 +126,117 @@ table() {
 	done
 }
 
-main() {
-	local round mult config
-	qemu_traps qemu_cleanup
-	for f in "$PATCHED" "$VANILLA" "$INITRD"; do
-		[ -f "$f" ] || { echo "bench: $f missing: make all kernel-vanilla" >&2; exit 2; }
+#########################################
+# security: insecure vs authenticated vs encrypted links
+#########################################
+cleanup() {
+	qemu_cleanup
+	if [ -n "$SEC_UP" ]; then
+		"$CLUSTER" down --now > /dev/null 2>&1 || true
+		SEC_UP=
+	fi
+}
+
+# cx NODE CMD: a command in a node of the running cluster.
+cx() { "$CLUSTER" exec "$@" 2>/dev/null | tr -d '\r' || true; }
+
+links_live() {
+	[ "$(cx 1 cat /sys/kernel/debug/ramster/peers/2/state)" = live ] &&
+		[ "$(cx 2 cat /sys/kernel/debug/ramster/peers/1/state)" = live ]
+}
+
+# security_run MODE ROUND: one boot, one measurement, one line of
+# build/bench/security-raw.txt: MODE ROUND PUTS/S P50_US P99_US HS_MS BAD.
+security_run() {
+	local mode=$1 round=$2 flags=() params='' mem puts0 puts1 t0 t1 lat hs bad waited=0
+	export RAMSTER_CLUSTER_DIR=$OUT/security/$mode-$round
+	case "$mode" in
+	insecure) flags=(--insecure) ;;
+	authenticated) params=encrypt=0 ;;
+	esac
+	SEC_UP=yes
+	if ! RAMSTER_PARAMS=$params "$CLUSTER" up "${flags[@]}" "$SEC_CONF" 1 2 \
+		> "$RAMSTER_CLUSTER_DIR.up.log" 2>&1; then
+		SEC_UP=
+		echo "bench: security $mode round $round: up FAILED, see $RAMSTER_CLUSTER_DIR.up.log" >&2
+		echo "$mode $round FAIL" >> "$OUT/security-raw.txt"
+		return
+	fi
+	until links_live || [ "$waited" -ge 60 ]; do
+		sleep 1
+		waited=$((waited + 1))
 	done
-	rm -rf "$OUT"
+	mem=$("$TOP/build/host/ramster-conf" get "$SEC_CONF" 1 memory)
+	puts0=$(cx 1 cat /sys/kernel/debug/ramster/remote_puts)
+	t0=$(date +%s%N)
+	RAMSTER_EXEC_TIMEOUT=1800 cx 1 "/bin/workload -m $((mem * 3)) -s $round -p 2 -q > /tmp/load.out 2>&1" >/dev/null
+	t1=$(date +%s%N)
+	puts1=$(cx 1 cat /sys/kernel/debug/ramster/remote_puts)
+	bad=$(cx 1 cat /tmp/load.out | sed -n 's/.*bad=\([0-9]*\).*/\1/p')
+	lat=$(cx 1 cat /sys/kernel/debug/ramster/remote_load_latency_us | grep -E '^[0-9]+$' | sort -n |
+		awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)], a[int(NR * 0.99 + 0.5)]; else print "- -" }')
+	cx 2 "ip addr add 10.213.0.9/24 dev eth0" >/dev/null
+	hs=$(cx 2 "/bin/ramster-fuzz -a 10.213.0.1 -p 7777 -t 1 -c ramster -n 9 -s 10.213.0.9 $([ "$mode" = insecure ] || echo "-k /sys/firmware/qemu_fw_cfg/by_name/opt/ramster/key/raw") -L 20 handshake" |
+		sed -n 's/.* median \([0-9]*\) .*/\1/p')
+	"$CLUSTER" down --now > /dev/null 2>&1 || true
+	SEC_UP=
+	[[ "$puts0$puts1" =~ ^[0-9]+$ ]] || puts0=0 puts1=0
+	echo "$mode $round $(( (puts1 - puts0) * 1000000000 / (t1 - t0) )) $lat ${hs:--} ${bad:-?}" >> "$OUT/security-raw.txt"
+	printf '[bench %4ss] security %-13s round %s: %s\n' "$(($(date +%s) - START))" \
+		"$mode" "$round" "$(tail -n 1 "$OUT/security-raw.txt" | cut -d' ' -f3-)"
+}
+
+# sec_median MODE FIELD: median of a column over the rounds, or "-".
+sec_median() {
+	awk -v m="$1" -v f="$2" '$1 == m && $3 != "FAIL" && $f != "-" { print $f }' \
+		"$OUT/security-raw.txt" | sort -n |
+		awk '{ v[NR] = $1 } END {
+			if (NR == 0) { print "-"; exit }
+			if (NR % 2) print v[(NR + 1) / 2];
+			else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+
+security_table() {
+	local mode
+	echo "RAMster link security: the pair of pair-fuzz.conf (64 MiB guests), $QEMU_ACCEL,"
+	echo "node 1 at 3x RAM (2 verify passes), medians of $RUNS interleaved rounds."
+	echo "puts/s: remote puts per second over the run; load p50/p99: remote load"
+	echo "latency; handshake: ramster-fuzz connect to trusted link (median of 20)."
+	echo
+	printf '%-14s %8s %12s %12s %13s %s\n' mode puts/s load_p50_us load_p99_us handshake_ms "bad pages"
+	for mode in "${SEC_MODES[@]}"; do
+		printf '%-14s %8s %12s %12s %13s %s\n' "$mode" "$(sec_median "$mode" 3)" \
+			"$(sec_median "$mode" 4)" "$(sec_median "$mode" 5)" \
+			"$(sec_median "$mode" 6)" \
+			"$(awk -v m="$mode" '$1 == m { printf "%s%s", s, $7; s = "," }' "$OUT/security-raw.txt")"
+	done
+}
+
+bench_security() {
+	local round mode
+	[ "$(id -u)" = 0 ] || { echo "bench: security: network namespaces need root" >&2; return 1; }
+	rm -rf "$OUT/security" "$OUT/security-raw.txt"
+	mkdir -p "$OUT/security"
+	: > "$OUT/security-raw.txt"
+	echo "bench: security: $RUNS rounds x ${#SEC_MODES[@]} modes"
+	for round in $(seq 1 "$RUNS"); do
+		for mode in "${SEC_MODES[@]}"; do
+			security_run "$mode" "$round"
+		done
+	done
+	security_table | tee "$OUT/security.txt"
+	echo "bench: saved $OUT/security.txt (raw runs: $OUT/security-raw.txt)"
+}
+
+#########################################
+# swap: disk vs zswap vs ramster vs vanilla
+#########################################
+bench_swap() {
+	local round mult config
+	[ -f "$VANILLA" ] || { echo "bench: $VANILLA missing: make kernel-vanilla" >&2; exit 2; }
+	rm -rf "$OUT/logs" "$OUT/raw.txt"
 	mkdir -p "$OUT/logs"
 	: > "$OUT/raw.txt"
-	qemu_pick_accel "$PATCHED" "$INITRD" "$TOP/build/accel"
 	echo "bench: $RUNS rounds x ${#CONFIGS[@]} configurations x sizes $MULTS"
 	for round in $(seq 1 "$RUNS"); do
 		for mult in $MULTS; do
@@ -129,6 +248,24 @@ main() {
 	rm -f "$OUT/swap.img"
 	table | tee "$OUT/results.txt"
 	echo "bench: saved $OUT/results.txt (raw runs: $OUT/raw.txt)"
+}
+
+main() {
+	local parts=(swap security) part f
+	[ $# -eq 0 ] || parts=("$@")
+	qemu_traps cleanup
+	for f in "$PATCHED" "$INITRD"; do
+		[ -f "$f" ] || { echo "bench: $f missing: make all" >&2; exit 2; }
+	done
+	mkdir -p "$OUT"
+	qemu_pick_accel "$PATCHED" "$INITRD" "$TOP/build/accel"
+	for part in "${parts[@]}"; do
+		case "$part" in
+		swap) bench_swap ;;
+		security) bench_security ;;
+		*) echo "usage: tests/bench.sh [swap] [security]" >&2; exit 2 ;;
+		esac
+	done
 }
 
 main "$@"
