@@ -92,7 +92,7 @@ static struct ramster_uint_range remote_wait_ms_range = {
 module_param_cb(remote_wait_ms, &ramster_uint_range_ops, &remote_wait_ms_range,
 		0644);
 MODULE_PARM_DESC(remote_wait_ms,
-		 "a load waits this long for a holder's link to come back before it fails (default 5000)");
+		 "a load waits this long for a holder's link to come back before it is deferred (default 5000)");
 
 static unsigned int remote_lost_ms = 30000;
 static struct ramster_uint_range remote_lost_ms_range = {
