@@ -29,6 +29,7 @@
 #include <linux/net.h>
 #include <linux/random.h>
 #include <linux/string.h>
+#include <net/sock.h>
 
 #include "frame_io.h"
 #include "handshake.h"
@@ -111,22 +112,6 @@ static u32 ramster_handshake_caps(void)
 	return RAMSTER_CAP_AUTH | (READ_ONCE(encrypt) ? RAMSTER_CAP_ENCRYPT : 0);
 }
 
-/*
- * Both sides must agree on authentication: returns NULL, or why not.
- * With it, a link is encrypted if either side asked.
- */
-static const char *ramster_handshake_policy(u32 mine, u32 theirs,
-					    struct ramster_handshake *hs)
-{
-	if ((mine & RAMSTER_CAP_AUTH) && !(theirs & RAMSTER_CAP_AUTH))
-		return "it has no cluster key (loaded with insecure=1?): refused, we have one";
-	if (!(mine & RAMSTER_CAP_AUTH) && (theirs & RAMSTER_CAP_AUTH))
-		return "it has a cluster key and we have none";
-	hs->auth = mine & RAMSTER_CAP_AUTH;
-	hs->encrypt = hs->auth && ((mine | theirs) & RAMSTER_CAP_ENCRYPT);
-	return NULL;
-}
-
 /* Key both directions: the connecting node sends with k_ca. */
 static int ramster_handshake_keys(struct ramster_handshake *hs,
 				  const struct ramster_auth_secrets *secrets,
@@ -145,15 +130,34 @@ static int ramster_handshake_keys(struct ramster_handshake *hs,
 	return ret;
 }
 
-static int ramster_handshake_send_auth(struct socket *sock, u8 version,
-				       u16 me, const u8 *mac)
+/*
+ * Send within what is left of the handshake's deadline: sk_sndtimeo
+ * becomes the rest of it, so a peer that stops reading cannot stretch
+ * the handshake either.  The transport sets the link's timeouts after.
+ */
+static int ramster_handshake_send(const struct ramster_handshake_side *side,
+				  struct socket *sock,
+				  struct ramster_wire_hdr *hdr)
+{
+	unsigned long deadline = side->start +
+				 msecs_to_jiffies(side->timeout_ms);
+
+	if (!time_before(jiffies, deadline))
+		return -ETIMEDOUT;
+	WRITE_ONCE(sock->sk->sk_sndtimeo, deadline - jiffies);
+	return ramster_frame_send(sock, hdr, NULL);
+}
+
+static int ramster_handshake_send_auth(const struct ramster_handshake_side *side,
+				       struct socket *sock, u8 version,
+				       const u8 *mac)
 {
 	struct ramster_auth_frame f;
 
 	ramster_handshake_hdr(&f.hdr, RAMSTER_MSG_AUTH, sizeof(f.auth),
-			      version, me);
+			      version, side->me.node);
 	memcpy(f.auth.mac, mac, sizeof(f.auth.mac));
-	return ramster_frame_send(sock, &f.hdr, NULL);
+	return ramster_handshake_send(side, sock, &f.hdr);
 }
 
 /* Read the other side's AUTH and check its proof against @want. */
@@ -245,7 +249,7 @@ int ramster_handshake_connect(struct socket *sock,
 			      sizeof(hello.hello), RAMSTER_WIRE_VERSION,
 			      side->me.node);
 	ramster_wire_hello_fill(&hello.hello, &side->me, peer, nonce);
-	ret = ramster_frame_send(sock, &hello.hdr, NULL);
+	ret = ramster_handshake_send(side, sock, &hello.hdr);
 	if (ret)
 		return ramster_handshake_failed(side, ret, why);
 
@@ -268,8 +272,9 @@ int ramster_handshake_connect(struct socket *sock,
 		why = "another node answered at its address";
 		return ramster_handshake_failed(side, ret, why);
 	}
-	why = ramster_handshake_policy(side->me.capabilities,
-				       le32_to_cpu(reply->capabilities), hs);
+	why = ramster_wire_link_mode(side->me.capabilities,
+				     le32_to_cpu(reply->capabilities),
+				     &hs->auth, &hs->encrypt);
 	if (why)
 		return ramster_handshake_failed(side, ret, why);
 	hs->node = peer;
@@ -281,8 +286,8 @@ int ramster_handshake_connect(struct socket *sock,
 				  sizeof(hello.hello), reply, sizeof(*reply),
 				  &secrets);
 	if (!ret)
-		ret = ramster_handshake_send_auth(sock, hs->version,
-						  side->me.node, secrets.mac_c);
+		ret = ramster_handshake_send_auth(side, sock, hs->version,
+						  secrets.mac_c);
 	if (!ret)
 		ret = ramster_handshake_recv_auth(&r, secrets.mac_a, &why);
 	if (!ret)
@@ -332,9 +337,9 @@ int ramster_handshake_accept(struct socket *sock,
 		return ramster_handshake_failed(side, ret, why);
 	why = side->vet(side->ctx, le16_to_cpu(got->node));
 	if (!why)
-		why = ramster_handshake_policy(side->me.capabilities,
-					       le32_to_cpu(got->capabilities),
-					       hs);
+		why = ramster_wire_link_mode(side->me.capabilities,
+					     le32_to_cpu(got->capabilities),
+					     &hs->auth, &hs->encrypt);
 	if (why)
 		return ramster_handshake_failed(side, ret, why);
 	/* What the proofs cover is exactly the 64 bytes received. */
@@ -353,7 +358,7 @@ int ramster_handshake_accept(struct socket *sock,
 	ramster_handshake_hdr(&reply.hdr, RAMSTER_MSG_HELLO_REPLY,
 			      sizeof(reply.hello), hs->version, side->me.node);
 	ramster_wire_hello_fill(&reply.hello, &side->me, hs->node, nonce);
-	ret = ramster_frame_send(sock, &reply.hdr, NULL);
+	ret = ramster_handshake_send(side, sock, &reply.hdr);
 	if (ret || !hs->auth)
 		return ret ? ramster_handshake_failed(side, ret, why) : 0;
 
@@ -365,8 +370,8 @@ int ramster_handshake_accept(struct socket *sock,
 	if (!ret)
 		ret = ramster_handshake_keys(hs, &secrets, false);
 	if (!ret) {
-		ret = ramster_handshake_send_auth(sock, hs->version,
-						  side->me.node, secrets.mac_a);
+		ret = ramster_handshake_send_auth(side, sock, hs->version,
+						  secrets.mac_a);
 		if (ret)
 			ramster_handshake_release(hs);
 	}

@@ -88,11 +88,14 @@ enum ramster_wire_error ramster_wire_check_hdr(const struct ramster_wire_hdr *hd
 
 	if (le32_to_cpu(hdr->magic) != RAMSTER_WIRE_MAGIC)
 		return RAMSTER_WIRE_BAD_MAGIC;
-	if (type == 0 || type >= RAMSTER_MSG_NR_TYPES || !rule)
+	if (type == 0 || type >= RAMSTER_MSG_NR_TYPES)
+		return RAMSTER_WIRE_UNKNOWN_TYPE;
+	/* Before the rule: a handshake reader knows no data type's rule. */
+	if (!expect->handshake_done && !ramster_wire_is_handshake(type))
+		return RAMSTER_WIRE_BEFORE_HANDSHAKE;
+	if (!rule)
 		return RAMSTER_WIRE_UNKNOWN_TYPE;
 	if (!expect->handshake_done) {
-		if (!ramster_wire_is_handshake(type))
-			return RAMSTER_WIRE_BEFORE_HANDSHAKE;
 		/* Any version may say hello: the payload negotiates. */
 		if (hdr->version == 0)
 			return RAMSTER_WIRE_BAD_VERSION;
@@ -325,3 +328,31 @@ u8 ramster_wire_hello_check(const struct ramster_wire_hdr *hdr,
 	return version;
 }
 EXPORT_SYMBOL_IF_KUNIT(ramster_wire_hello_check);
+
+/**
+ * ramster_wire_link_mode - what a link protects, from both HELLOs' caps
+ * @mine: RAMSTER_CAP_* this node offered
+ * @theirs: RAMSTER_CAP_* the other node offered (unknown bits ignored)
+ * @auth: set when the link authenticates every frame
+ * @encrypt: set when it also encrypts payloads
+ *
+ * Both sides must agree on authentication: a keyed node never talks to
+ * a keyless one, whichever connected, so a link cannot be downgraded.
+ * An authenticated link is encrypted if either side asked for it.
+ *
+ * Return: NULL, or why the link is refused.
+ */
+const char *ramster_wire_link_mode(u32 mine, u32 theirs, bool *auth,
+				   bool *encrypt)
+{
+	*auth = false;
+	*encrypt = false;
+	if ((mine & RAMSTER_CAP_AUTH) && !(theirs & RAMSTER_CAP_AUTH))
+		return "it has no cluster key (loaded with insecure=1?): refused, we have one";
+	if (!(mine & RAMSTER_CAP_AUTH) && (theirs & RAMSTER_CAP_AUTH))
+		return "it has a cluster key and we have none";
+	*auth = mine & RAMSTER_CAP_AUTH;
+	*encrypt = *auth && ((mine | theirs) & RAMSTER_CAP_ENCRYPT);
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_link_mode);

@@ -367,5 +367,7 @@ u8 ramster_wire_hello_check(const struct ramster_wire_hdr *hdr,
 			    const struct ramster_wire_hello *hello,
 			    const struct ramster_wire_hello_id *me,
 			    const char **why);
+const char *ramster_wire_link_mode(u32 mine, u32 theirs, bool *auth,
+				   bool *encrypt);
 
 #endif /* _RAMSTER_WIRE_H */

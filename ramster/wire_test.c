@@ -212,6 +212,10 @@ static void header_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_NODE);
 	KUNIT_EXPECT_EQ(test, check(put(test, 10), &before),
 			RAMSTER_WIRE_BEFORE_HANDSHAKE);
+	/* As the handshake reader sees it: no rule for any data type. */
+	f = put(test, 10);
+	KUNIT_EXPECT_EQ(test, ramster_wire_check_hdr(&f->hdr, &before, NULL),
+			RAMSTER_WIRE_BEFORE_HANDSHAKE);
 
 	/* A known type that no service registered a handler for. */
 	f = put(test, 10);
@@ -532,6 +536,43 @@ static void every_error_has_a_name(struct kunit *test)
 			   "unknown error");
 }
 
+/* Every pair of offers, both ways: a keyed node never talks to a keyless one. */
+static void link_mode_matrix(struct kunit *test)
+{
+	static const struct {
+		u32 mine, theirs;
+		bool refused, auth, encrypt;
+	} m[] = {
+		{ 0, 0, false, false, false },
+		{ 0, RAMSTER_CAP_ENCRYPT, false, false, false },
+		{ RAMSTER_CAP_AUTH, 0, true },
+		{ 0, RAMSTER_CAP_AUTH, true },
+		{ RAMSTER_CAP_KNOWN, 0, true },
+		{ 0, RAMSTER_CAP_KNOWN, true },
+		{ RAMSTER_CAP_AUTH, RAMSTER_CAP_AUTH, false, true, false },
+		{ RAMSTER_CAP_KNOWN, RAMSTER_CAP_AUTH, false, true, true },
+		{ RAMSTER_CAP_AUTH, RAMSTER_CAP_KNOWN, false, true, true },
+		{ RAMSTER_CAP_KNOWN, RAMSTER_CAP_KNOWN, false, true, true },
+		/* Bits this version does not know are ignored. */
+		{ RAMSTER_CAP_AUTH, RAMSTER_CAP_AUTH | 0x80000000, false, true, false },
+		{ 0, 0x80000000, false, false, false },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(m); i++) {
+		bool auth = true, encrypt = true;
+		const char *why = ramster_wire_link_mode(m[i].mine, m[i].theirs,
+							 &auth, &encrypt);
+
+		KUNIT_EXPECT_EQ_MSG(test, !!why, m[i].refused,
+				    "mine %#x theirs %#x", m[i].mine, m[i].theirs);
+		KUNIT_EXPECT_EQ_MSG(test, auth, m[i].auth,
+				    "mine %#x theirs %#x", m[i].mine, m[i].theirs);
+		KUNIT_EXPECT_EQ_MSG(test, encrypt, m[i].encrypt,
+				    "mine %#x theirs %#x", m[i].mine, m[i].theirs);
+	}
+}
+
 static struct kunit_case ramster_wire_cases[] = {
 	KUNIT_CASE(valid_frames_pass),
 	KUNIT_CASE(header_rules),
@@ -543,6 +584,7 @@ static struct kunit_case ramster_wire_cases[] = {
 	KUNIT_CASE(hello_refusals),
 	KUNIT_CASE(hello_v1_refused),
 	KUNIT_CASE(authenticated_link_rules),
+	KUNIT_CASE(link_mode_matrix),
 	{}
 };
 
