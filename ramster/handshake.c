@@ -135,16 +135,21 @@ static int ramster_handshake_keys(struct ramster_handshake *hs,
  * becomes the rest of it, so a peer that stops reading cannot stretch
  * the handshake either.  The transport sets the link's timeouts after.
  */
+static unsigned long
+ramster_handshake_deadline(const struct ramster_handshake_side *side)
+{
+	return side->start + msecs_to_jiffies(side->timeout_ms);
+}
+
 static int ramster_handshake_send(const struct ramster_handshake_side *side,
 				  struct socket *sock,
 				  struct ramster_wire_hdr *hdr)
 {
-	unsigned long deadline = side->start +
-				 msecs_to_jiffies(side->timeout_ms);
+	long left = (long)(ramster_handshake_deadline(side) - jiffies);
 
-	if (!time_before(jiffies, deadline))
+	if (left <= 0)
 		return -ETIMEDOUT;
-	WRITE_ONCE(sock->sk->sk_sndtimeo, deadline - jiffies);
+	sock->sk->sk_sndtimeo = left;
 	return ramster_frame_send(sock, hdr, NULL);
 }
 
@@ -212,13 +217,13 @@ static void ramster_handshake_reader(struct ramster_frame_reader *r,
 	r->sock = sock;
 	r->buf = side->buf;
 	r->rule_of = ramster_handshake_rule_of;
-	r->deadline = side->start + msecs_to_jiffies(side->timeout_ms);
+	r->deadline = ramster_handshake_deadline(side);
 	r->who = side->who;
 }
 
 /**
  * ramster_handshake_connect - open a link on a connected socket
- * @sock: connected to @peer's address, sk_sndtimeo set
+ * @sock: connected to @peer's address
  * @side: this node
  * @peer: the node we believe we talk to
  * @hs: what was agreed, on success (release with
@@ -300,7 +305,7 @@ int ramster_handshake_connect(struct socket *sock,
 
 /**
  * ramster_handshake_accept - answer a link opened by another node
- * @sock: the accepted connection, sk_sndtimeo set
+ * @sock: the accepted connection
  * @side: this node, with its @vet
  * @hs: see ramster_handshake_connect()
  *

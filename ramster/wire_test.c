@@ -212,6 +212,21 @@ static void header_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_NODE);
 	KUNIT_EXPECT_EQ(test, check(put(test, 10), &before),
 			RAMSTER_WIRE_BEFORE_HANDSHAKE);
+	/* A type out of range is unknown whatever the state. */
+	f = put(test, 10);
+	f->hdr.type = 0;
+	KUNIT_EXPECT_EQ(test, ramster_wire_check_hdr(&f->hdr, &before, NULL),
+			RAMSTER_WIRE_UNKNOWN_TYPE);
+	f->hdr.type = RAMSTER_MSG_NR_TYPES;
+	KUNIT_EXPECT_EQ(test, ramster_wire_check_hdr(&f->hdr, &before, NULL),
+			RAMSTER_WIRE_UNKNOWN_TYPE);
+	f->hdr.type = 255;
+	KUNIT_EXPECT_EQ(test, ramster_wire_check_hdr(&f->hdr, &before, NULL),
+			RAMSTER_WIRE_UNKNOWN_TYPE);
+	/* A handshake type nobody has a rule for is unknown, not early. */
+	f = hello(test);
+	KUNIT_EXPECT_EQ(test, ramster_wire_check_hdr(&f->hdr, &before, NULL),
+			RAMSTER_WIRE_UNKNOWN_TYPE);
 	/* As the handshake reader sees it: no rule for any data type. */
 	f = put(test, 10);
 	KUNIT_EXPECT_EQ(test, ramster_wire_check_hdr(&f->hdr, &before, NULL),
@@ -536,40 +551,41 @@ static void every_error_has_a_name(struct kunit *test)
 			   "unknown error");
 }
 
-/* Every pair of offers, both ways: a keyed node never talks to a keyless one. */
+/*
+ * Every pair of offers among {none, encrypt, auth, both}, plus bits this
+ * version does not know: a keyed node never talks to a keyless one, even
+ * one that asks for encryption.  The expectation is written out, not
+ * derived from the rule under test.
+ */
 static void link_mode_matrix(struct kunit *test)
 {
-	static const struct {
-		u32 mine, theirs;
-		bool refused, auth, encrypt;
-	} m[] = {
-		{ 0, 0, false, false, false },
-		{ 0, RAMSTER_CAP_ENCRYPT, false, false, false },
-		{ RAMSTER_CAP_AUTH, 0, true },
-		{ 0, RAMSTER_CAP_AUTH, true },
-		{ RAMSTER_CAP_KNOWN, 0, true },
-		{ 0, RAMSTER_CAP_KNOWN, true },
-		{ RAMSTER_CAP_AUTH, RAMSTER_CAP_AUTH, false, true, false },
-		{ RAMSTER_CAP_KNOWN, RAMSTER_CAP_AUTH, false, true, true },
-		{ RAMSTER_CAP_AUTH, RAMSTER_CAP_KNOWN, false, true, true },
-		{ RAMSTER_CAP_KNOWN, RAMSTER_CAP_KNOWN, false, true, true },
-		/* Bits this version does not know are ignored. */
-		{ RAMSTER_CAP_AUTH, RAMSTER_CAP_AUTH | 0x80000000, false, true, false },
-		{ 0, 0x80000000, false, false, false },
+	static const u32 offer[] = { 0, RAMSTER_CAP_ENCRYPT, RAMSTER_CAP_AUTH,
+				     RAMSTER_CAP_KNOWN };
+	/* [mine][theirs]: 'r' refused, '-' plain, 'a' auth, 'e' auth+enc */
+	static const char expect[4][5] = {
+		"--rr", "--rr", "rrae", "rree",
 	};
-	unsigned int i;
+	static const u32 unknown = 0x80000000;
+	unsigned int i, j, k;
 
-	for (i = 0; i < ARRAY_SIZE(m); i++) {
-		bool auth = true, encrypt = true;
-		const char *why = ramster_wire_link_mode(m[i].mine, m[i].theirs,
-							 &auth, &encrypt);
+	for (i = 0; i < ARRAY_SIZE(offer); i++) {
+		for (j = 0; j < ARRAY_SIZE(offer); j++) {
+			for (k = 0; k < 2; k++) {
+				u32 theirs = offer[j] | (k ? unknown : 0);
+				bool auth = true, encrypt = true;
+				const char *why;
+				char got;
 
-		KUNIT_EXPECT_EQ_MSG(test, !!why, m[i].refused,
-				    "mine %#x theirs %#x", m[i].mine, m[i].theirs);
-		KUNIT_EXPECT_EQ_MSG(test, auth, m[i].auth,
-				    "mine %#x theirs %#x", m[i].mine, m[i].theirs);
-		KUNIT_EXPECT_EQ_MSG(test, encrypt, m[i].encrypt,
-				    "mine %#x theirs %#x", m[i].mine, m[i].theirs);
+				why = ramster_wire_link_mode(offer[i], theirs,
+							     &auth, &encrypt);
+				got = why ? 'r' : encrypt ? 'e' : auth ? 'a' : '-';
+				KUNIT_EXPECT_EQ_MSG(test, got, expect[i][j],
+						    "mine %#x theirs %#x",
+						    offer[i], theirs);
+				if (why)
+					KUNIT_EXPECT_FALSE(test, auth || encrypt);
+			}
+		}
 	}
 }
 
