@@ -254,6 +254,18 @@ u32 ramster_foreign_put(struct ramster_foreign *fs, u8 node,
 
 	spin_lock(&fs->lock);
 	old = ramster_foreign_lookup(fs, node, type, offset);
+	/*
+	 * The version held, sent again (its first PUT_REPLY was lost, or
+	 * the owner forgot this copy and makes a replica here): the PUT is
+	 * done, once.  Refusing it would leave the owner unable ever to
+	 * record the copy it has here.
+	 */
+	if (old && old->gen == fp->gen && old->clen == fp->clen &&
+	    old->dcrc == fp->dcrc) {
+		spin_unlock(&fs->lock);
+		ramster_foreign_free(fs, fp);
+		return RAMSTER_ST_OK;
+	}
 	if (old && old->gen >= fp->gen) {
 		spin_unlock(&fs->lock);
 		ramster_foreign_free(fs, fp);

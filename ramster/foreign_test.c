@@ -90,9 +90,13 @@ static void newer_put_replaces_older_is_refused(struct kunit *test)
 	struct ramster_foreign *fs = new_store(test, 100);
 
 	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 10, 5, 0xa5), RAMSTER_ST_OK);
-	/* An older version, or the same one again, never replaces it. */
+	/* An older version, or other data for the same one, never replaces it. */
 	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 10, 4, 0x44), RAMSTER_ST_REFUSED);
 	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 10, 5, 0x55), RAMSTER_ST_REFUSED);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 10, 5), 0xa5);
+	/* The same version sent again (a lost reply, a new replica): done, once. */
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 10, 5, 0xa5), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_total(fs), 1);
 	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 10, 5), 0xa5);
 	/* A newer one does, and the slot still counts once. */
 	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 10, 6, 0x66), RAMSTER_ST_OK);
