@@ -14,9 +14,13 @@
  *   HANDSHAKE --(handshake.c: hello, reply, proofs)--> LIVE
  *   DOWN --(a handshake work item completed an accepted connection)--> LIVE
  *   CONNECTING, HANDSHAKE, LIVE --(error, EOF, malformed or unauthentic
- *   frame, no frame for link_timeout_ms, a request unanswered for
- *   request_timeout_ms, a newer authenticated connection from the same
- *   node, module exit)--> DOWN
+ *   frame, no frame for link_timeout_ms, a newer authenticated connection
+ *   from the same node, module exit)--> DOWN
+ *
+ * A request unanswered for request_timeout_ms fails alone (its ->done()
+ * gets -ETIMEDOUT, a late reply is counted and dropped): a slow answer
+ * is not a dead link, and the link's own liveness is link_timeout_ms of
+ * silence, which keepalives prevent.
  *
  * Backoff doubles from 100 ms up to reconnect_max_ms, and is reset by a
  * link that came up.  While LIVE the thread is the link's receiver: it
@@ -24,7 +28,7 @@
  * tag verified, payload checked), then dispatches.  A frame that breaks a
  * rule is counted (rx_*), logged, and takes the link down; the other links
  * are not affected.  The receive timeout is a tick of keepalive_ms, on which the
- * thread sends keepalives and checks the link and request timeouts, so
+ * thread sends keepalives, checks the link and expires requests, so
  * every wait in this file is bounded by a module parameter.
  *
  * Accepting: the listener thread only accepts.  A connection from an
@@ -122,7 +126,7 @@ static struct ramster_uint_range request_timeout_ms_range = {
 module_param_cb(request_timeout_ms, &ramster_uint_range_ops, &request_timeout_ms_range,
 		0644);
 MODULE_PARM_DESC(request_timeout_ms,
-		 "a request unanswered this long takes its link down (default 5000)");
+		 "a request unanswered this long fails (its link stays up) (default 5000)");
 
 static unsigned int keepalive_ms = 1000;
 static struct ramster_uint_range keepalive_ms_range = {
@@ -528,6 +532,36 @@ static void ramster_peer_tick(struct ramster_peer *peer)
  * frames in
  *********************************/
 /*
+ * Requests unanswered for request_timeout_ms fail one by one, oldest
+ * first (the pending list is in sending order); the link stays.  Each
+ * leaves the list under the lock before its ->done() runs, as in
+ * ramster_peer_flush(), so ramster_req_cancel() cannot race it.
+ */
+static void ramster_peer_expire(struct ramster_peer *peer)
+{
+	struct ramster_req *req;
+
+	for (;;) {
+		spin_lock(&peer->lock);
+		req = list_first_entry_or_null(&peer->pending,
+					       struct ramster_req, list);
+		if (req && ktime_ms_delta(ktime_get(), req->sent) >
+			   READ_ONCE(request_timeout_ms))
+			list_del_init(&req->list);
+		else
+			req = NULL;
+		spin_unlock(&peer->lock);
+		if (!req)
+			return;
+		ramster_stat_inc(RAMSTER_STAT_REQUEST_TIMEOUTS);
+		pr_warn_ratelimited("node %u: request (type %u reply) unanswered for %u ms: it fails, the link stays\n",
+				    peer->info.num, req->reply_type,
+				    request_timeout_ms);
+		req->done(req, -ETIMEDOUT, NULL, NULL);
+	}
+}
+
+/*
  * The link checks, on every receive tick and after every frame: returns
  * a negative errno when the link must go down.
  */
@@ -561,12 +595,8 @@ static int ramster_peer_check(struct ramster_peer *peer)
 		ramster_stat_inc(RAMSTER_STAT_LINK_TIMEOUTS);
 		return -ETIMEDOUT;
 	}
-	if (oldest && ktime_ms_delta(ktime_get(), sent) > request_timeout_ms) {
-		pr_warn("node %u: request unanswered for %u ms: link down\n",
-			peer->info.num, request_timeout_ms);
-		ramster_stat_inc(RAMSTER_STAT_REQUEST_TIMEOUTS);
-		return -ETIMEDOUT;
-	}
+	if (oldest && ktime_ms_delta(ktime_get(), sent) > request_timeout_ms)
+		ramster_peer_expire(peer);
 	if (keepalive)
 		ramster_peer_tick(peer);
 	return 0;
