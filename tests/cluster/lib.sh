@@ -226,9 +226,10 @@ fuzz_counted() {
 #########################################
 # workloads
 #########################################
-# load_bg NODE MIB [SEED]: start the verifying workload (one pass).
+# load_bg NODE MIB [SEED]: start the verifying workload: two passes, the
+# first rewriting a quarter of the pages, so a stale copy is caught.
 load_bg() {
-	cx "$1" "/bin/workload -m $2 -s ${3:-1} -p 1 -q > /tmp/load.out 2>&1 &" >/dev/null
+	cx "$1" "/bin/workload -m $2 -s ${3:-1} -p 2 -q > /tmp/load.out 2>&1 &" >/dev/null
 }
 
 load_result() { cx "$1" "cat /tmp/load.out" | grep 'workload: result' || true; }
@@ -279,7 +280,7 @@ watch_loads() {
 park() {
 	local mem
 	mem=$(node_mem "$1")
-	cx "$1" "rm -f /tmp/ready /tmp/ready.go; /bin/workload -m $((mem / 4)) -H $((mem * 11 / 4)) -r /tmp/ready -p 1 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
+	cx "$1" "rm -f /tmp/ready /tmp/ready.go; /bin/workload -m $((mem / 4)) -H $((mem * 11 / 4)) -r /tmp/ready -p 2 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
 }
 parked() { [ -n "$(cx "$1" "ls /tmp/ready 2>/dev/null")" ]; }
 unpark() { cx "$1" "touch /tmp/ready.go" >/dev/null; }

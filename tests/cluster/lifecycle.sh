@@ -138,6 +138,9 @@ down_during_workload() {
 	session_down || problem "down failed: $(tail -n 1 "$DOWN_LOG")"
 	t1=$(date +%s)
 	[ $((t1 - t0)) -le 400 ] || problem "down took $((t1 - t0))s"
+	if grep -q "swapoff failed" "$DOWN_LOG"; then
+		problem "$(grep -m1 "swapoff failed" "$DOWN_LOG")"
+	fi
 	if [ -f "$RAMSTER_CLUSTER_DIR/netns" ]; then problem "namespace-left"; fi
 	FIGURES="down in $((t1 - t0))s"
 }

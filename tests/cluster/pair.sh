@@ -54,8 +54,9 @@ stat_reads_every_node() {
 
 # The pair under pressure: node 1 at 3x its RAM.
 pair_remote_pages() {
-	local puts0 puts1 t0 t1 bad
+	local puts0 puts1 t0 t1 bad loads0 loads
 	puts0=$(dbg 1 remote_puts)
+	loads0=$(dbg 1 remote_loads)
 	t0=$(date +%s)
 	load_bg 1 $((MEM * 3))
 	LOADING=1 watch_loads 900 1:remote_pages 2:foreign_pages || true
@@ -66,7 +67,9 @@ pair_remote_pages() {
 	[ "$bad" = 0 ] || problem "bad pages: $bad"
 	[ "${WATCH_MAX[1:remote_pages]:-0}" -gt 0 ] || problem "node 1 never had remote pages"
 	[ "${WATCH_MAX[2:foreign_pages]:-0}" -gt 0 ] || problem "node 2 never held foreign pages"
-	FIGURES="peak remote ${WATCH_MAX[1:remote_pages]:-0}, peak foreign ${WATCH_MAX[2:foreign_pages]:-0}, $((puts1 - puts0)) pages remotified in $((t1 - t0))s ($(( (puts1 - puts0) / (t1 - t0 + 1) ))/s), $(latency_figures 1)"
+	loads=$(($(dbg 1 remote_loads) - loads0))
+	[ "$loads" -gt 0 ] || problem "no page came back from node 2 (remote loads $loads)"
+	FIGURES="peak remote ${WATCH_MAX[1:remote_pages]:-0}, peak foreign ${WATCH_MAX[2:foreign_pages]:-0}, $((puts1 - puts0)) pages remotified in $((t1 - t0))s ($(( (puts1 - puts0) / (t1 - t0 + 1) ))/s), $loads remote loads, $(latency_figures 1)"
 }
 
 # Swapoff while a parked process has pages on node 2: every page comes

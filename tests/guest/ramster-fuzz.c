@@ -950,7 +950,7 @@ static void pre_handshake_cases(void)
 	pf.compressor = 1;
 	make_hdr(&h, PUT, &pf, sizeof(pf));
 	case_raw("put_before_handshake", &h, &pf, sizeof(pf), CLOSE_MS,
-		 "rx_unknown_type");
+		 "rx_before_handshake");
 
 	/* The header says 64 bytes; 10 come, then nothing. */
 	make_hdr(&h, HELLO, &he, sizeof(he));
@@ -1018,7 +1018,7 @@ static void keyless_cases(void)
 	memset(pf.data, 0x42, sizeof(pf.data));
 	hello(&l, my_caps());
 	send_plain(l.fd, PUT, &pf, sizeof(pf));
-	link_verdict(&l, "put_instead_of_proof", CLOSE_MS, "rx_unknown_type", 1);
+	link_verdict(&l, "put_instead_of_proof", CLOSE_MS, "rx_before_handshake", 1);
 
 	/* A "tagged" PUT with a made-up tag, where the proof should be. */
 	hello(&l, my_caps());
@@ -1030,7 +1030,7 @@ static void keyless_cases(void)
 	random_bytes(frame + HDR_SIZE + sizeof(pf), TAG_LEN);
 	send_all(l.fd, frame, HDR_SIZE + sizeof(pf) + TAG_LEN);
 	link_verdict(&l, "tagged_put_instead_of_proof", CLOSE_MS,
-		     "rx_unknown_type", 1);
+		     "rx_before_handshake", 1);
 
 	hello(&l, my_caps());
 	send_plain(l.fd, AUTH, zeros, MAC_LEN);
@@ -1611,7 +1611,7 @@ static void acceptor_cases(void)
 		recv_exact(l.fd, &h, HDR_SIZE, REPLY_MS);
 		recv_exact(l.fd, mac, MAC_LEN, REPLY_MS);
 		send_plain(l.fd, KEEPALIVE, ka, sizeof(ka));
-		verdict("fake_acceptor_no_proof", l.fd, CLOSE_MS, "rx_unknown_type", 1);
+		verdict("fake_acceptor_no_proof", l.fd, CLOSE_MS, "rx_before_handshake", 1);
 	}
 
 	/* A downgrade: an acceptor without the key. */
