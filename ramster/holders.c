@@ -44,6 +44,9 @@
  * @held_there: pages of ours we believe it holds
  * @rtt_us: smoothed round trip of requests, in microseconds
  * @epoch: times its link came up
+ * @forgetting: it lost our pages (restarted, presumed dead) and the
+ *	copies it had are being forgotten: no new copy goes there until
+ *	that is done, or it would be forgotten too
  * @down_since: jiffies when its link went down (or we attached to it)
  * @debugfs: its files in peers/<num>/ exist (a failed start attaches again)
  */
@@ -51,6 +54,7 @@ struct ramster_holder {
 	bool holds;
 	bool debugfs;
 	bool live;
+	bool forgetting;
 	s64 room;
 	u64 held_for_us;
 	atomic64_t held_there;
@@ -89,27 +93,37 @@ bool ramster_holders_is_holder(u8 node)
 }
 
 /**
- * ramster_holders_pick - choose where the next page goes
+ * ramster_holders_pick - choose where the next copy of a page goes
  * @node: the chosen node
+ * @exclude: nodes that already hold (or are about to hold) a copy of
+ *	the page, RAMSTER_NO_NODE in unused slots
  *
- * The live holder that last advertised the most free room, less what we
- * sent it since; one page of that room is reserved.
+ * The live holder not in @exclude that last advertised the most free
+ * room, less what we sent it since; one page of that room is reserved
+ * (ramster_holders_unpick() gives it back).  Replicas of a page thus go
+ * to distinct nodes.
  *
- * Return: 0, or -ENOSPC if no live holder has room.
+ * Return: 0, or -ENOSPC if no such holder has room.
  */
-int ramster_holders_pick(u8 *node)
+int ramster_holders_pick(u8 *node, const u8 exclude[RAMSTER_MAX_HOLDERS])
 {
 	struct ramster_holder *h;
 	s64 best_room = 0;
-	int i, best = -1;
+	int i, j, best = -1;
 
 	spin_lock(&ramster_holders_lock);
 	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
 		h = &ramster_holders[i];
-		if (h->holds && READ_ONCE(h->live) && h->room > best_room) {
-			best = i;
-			best_room = h->room;
-		}
+		if (!h->holds || !READ_ONCE(h->live) ||
+		    READ_ONCE(h->forgetting) || h->room <= best_room)
+			continue;
+		for (j = 0; j < RAMSTER_MAX_HOLDERS; j++)
+			if (exclude[j] == i)
+				break;
+		if (j < RAMSTER_MAX_HOLDERS)
+			continue;
+		best = i;
+		best_room = h->room;
 	}
 	if (best >= 0)
 		ramster_holders[best].room--;
@@ -118,6 +132,30 @@ int ramster_holders_pick(u8 *node)
 		return -ENOSPC;
 	*node = best;
 	return 0;
+}
+
+/* While a lost holder's copies are forgotten, no copy goes there. */
+void ramster_holders_set_forgetting(u8 node, bool forgetting)
+{
+	WRITE_ONCE(ramster_holders[node].forgetting, forgetting);
+}
+
+/* A picked node got no PUT after all: its page of room is back. */
+void ramster_holders_unpick(u8 node)
+{
+	spin_lock(&ramster_holders_lock);
+	ramster_holders[node].room++;
+	spin_unlock(&ramster_holders_lock);
+}
+
+/* How many nodes may hold our pages, live or not. */
+unsigned int ramster_holders_count(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < RAMSTER_MAX_NODES; i++)
+		n += READ_ONCE(ramster_holders[i].holds);
+	return n;
 }
 
 /* A request sent at @sent was answered: EWMA of 1/8, as TCP's srtt. */
@@ -295,8 +333,8 @@ static void ramster_holders_down(void *ctx, u8 node)
 static void ramster_holders_restarted(void *ctx, u8 node)
 {
 	if (ramster_holders_is_holder(node))
-		pr_err("node %u restarted: the pages of ours it held are lost; loads of them will fail\n",
-		       node);
+		pr_warn("node %u restarted: the copies of ours it held are gone; pages with another copy get a new replica, the others fail when loaded\n",
+			node);
 }
 
 static const struct ramster_link_events ramster_holders_events = {

@@ -9,12 +9,17 @@
 #include <linux/ktime.h>
 #include <linux/types.h>
 
+#include "index.h"
+
 int ramster_holders_init(void);
 void ramster_holders_exit(void);
 void ramster_holders_pause(bool paused);
 bool ramster_holders_may_remotify(void);
 bool ramster_holders_is_holder(u8 node);
-int ramster_holders_pick(u8 *node);
+int ramster_holders_pick(u8 *node, const u8 exclude[RAMSTER_MAX_HOLDERS]);
+void ramster_holders_unpick(u8 node);
+void ramster_holders_set_forgetting(u8 node, bool forgetting);
+unsigned int ramster_holders_count(void);
 void ramster_holders_note_rtt(u8 node, ktime_t sent);
 void ramster_holders_held_there(u8 node, long delta);
 u64 ramster_holders_held_there_count(u8 node);

@@ -74,6 +74,36 @@ struct ramster_entry *ramster_index_lookup(struct ramster_tree *tree,
 EXPORT_SYMBOL_IF_KUNIT(ramster_index_lookup);
 
 /**
+ * ramster_index_next - the first entry at or after a swap offset
+ * @tree: the tree, locked
+ * @offset: where to start
+ *
+ * For walks that drop the lock between entries: the caller goes on from
+ * the entry's offset + 1.
+ *
+ * Return: the entry, or NULL.  No reference is taken.
+ */
+struct ramster_entry *ramster_index_next(struct ramster_tree *tree,
+					 pgoff_t offset)
+{
+	struct rb_node *node = tree->root.rb_node;
+	struct ramster_entry *entry, *found = NULL;
+
+	lockdep_assert_held(&tree->lock);
+	while (node) {
+		entry = rb_entry(node, struct ramster_entry, rbnode);
+		if (entry->offset >= offset) {
+			found = entry;
+			node = node->rb_left;
+		} else {
+			node = node->rb_right;
+		}
+	}
+	return found;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_index_next);
+
+/**
  * ramster_index_insert - insert an entry, replacing any older version
  * @tree: the tree, locked
  * @entry: the new entry; its offset is set, its generation is assigned here
@@ -221,6 +251,30 @@ void ramster_entry_begin_put(struct ramster_tree *tree,
 EXPORT_SYMBOL_IF_KUNIT(ramster_entry_begin_put);
 
 /**
+ * ramster_entry_begin_copy - a remote-only entry gets one more copy
+ * @tree: its tree, locked
+ * @entry: an entry whose data is only on other nodes
+ *
+ * Re-replication: the data fetched from one holder goes to another.  As
+ * ramster_entry_begin_put() without a local copy (the entry stays off
+ * the LRU); ramster_entry_end_put() ends it.
+ *
+ * Return: false if the entry is not remote-only (left the tree, came
+ * home, or is already being sent): nothing was done.
+ */
+bool ramster_entry_begin_copy(struct ramster_tree *tree,
+			      struct ramster_entry *entry)
+{
+	lockdep_assert_held(&tree->lock);
+	if (RB_EMPTY_NODE(&entry->rbnode) || !ramster_entry_remote_only(entry))
+		return false;
+	entry->flags |= RAMSTER_ENTRY_REMOTIFYING;
+	ramster_entry_get(entry);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_entry_begin_copy);
+
+/**
  * ramster_entry_end_put - the PUT is answered or given up
  * @tree: its tree, locked
  * @entry: the entry of ramster_entry_begin_put()
@@ -268,24 +322,26 @@ int ramster_entry_set_holder(struct ramster_tree *tree,
 EXPORT_SYMBOL_IF_KUNIT(ramster_entry_set_holder);
 
 /**
- * ramster_entry_drop_local - the local copy goes, a remote one stays
+ * ramster_entry_drop_local - the local copy goes, remote ones stay
  * @tree: its tree, locked
  * @entry: the entry
  * @own_refs: references the caller holds on it (0 or 1)
+ * @copies: remote copies the entry must have to let its local one go
+ *	(the replicas wanted; at least 1)
  *
- * Only if a holder has a copy and nobody but the tree and the caller
- * uses the entry (a load or a PUT may be reading the local copy).
+ * Only if that many holders have a copy and nobody but the tree and the
+ * caller uses the entry (a load or a PUT may be reading the local copy).
  *
  * Return: the zsmalloc handle of the copy, for the caller to free; 0 if
  * the copy stays.
  */
 unsigned long ramster_entry_drop_local(struct ramster_tree *tree,
 				       struct ramster_entry *entry,
-				       int own_refs)
+				       int own_refs, int copies)
 {
 	lockdep_assert_held(&tree->lock);
 	if (!(entry->flags & RAMSTER_ENTRY_LOCAL) ||
-	    !ramster_entry_is_remote(entry) ||
+	    ramster_entry_nr_holders(entry) < max(copies, 1) ||
 	    ramster_entry_shared(entry, own_refs))
 		return 0;
 	entry->flags &= ~RAMSTER_ENTRY_LOCAL;
@@ -301,8 +357,8 @@ EXPORT_SYMBOL_IF_KUNIT(ramster_entry_drop_local);
  * @handle: zsmalloc handle of the fetched copy
  *
  * Return: true if adopted (the entry owns @handle now); false if the
- * entry left the tree or got a local copy meanwhile (the caller frees
- * @handle).
+ * entry left the tree, got a local copy meanwhile, or is getting one
+ * more remote copy (the caller frees @handle).
  */
 bool ramster_entry_adopt_local(struct ramster_tree *tree,
 			       struct ramster_entry *entry,
@@ -310,7 +366,8 @@ bool ramster_entry_adopt_local(struct ramster_tree *tree,
 {
 	lockdep_assert_held(&tree->lock);
 	if (RB_EMPTY_NODE(&entry->rbnode) ||
-	    (entry->flags & (RAMSTER_ENTRY_LOCAL | RAMSTER_ENTRY_SAME_FILLED)))
+	    (entry->flags & (RAMSTER_ENTRY_LOCAL | RAMSTER_ENTRY_SAME_FILLED |
+			     RAMSTER_ENTRY_REMOTIFYING)))
 		return false;
 	entry->handle = handle;
 	entry->flags |= RAMSTER_ENTRY_LOCAL;
@@ -344,3 +401,34 @@ int ramster_entry_forget_remote(struct ramster_tree *tree,
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(ramster_entry_forget_remote);
+
+/**
+ * ramster_entry_drop_holder - a node lost its copy of the entry
+ * @tree: its tree, locked
+ * @entry: the entry
+ * @node: the node (it restarted, or is presumed dead)
+ *
+ * Only if another copy exists (another holder, or the local one): the
+ * last copy of a page stays named, so that a load of it asks, and fails
+ * loudly, rather than finding nothing.
+ *
+ * Return: true if @node was dropped.
+ */
+bool ramster_entry_drop_holder(struct ramster_tree *tree,
+			       struct ramster_entry *entry, u8 node)
+{
+	int i;
+
+	lockdep_assert_held(&tree->lock);
+	if (!(entry->flags & RAMSTER_ENTRY_LOCAL) &&
+	    ramster_entry_nr_holders(entry) < 2)
+		return false;
+	for (i = 0; i < RAMSTER_MAX_HOLDERS; i++) {
+		if (entry->holders[i] == node) {
+			entry->holders[i] = RAMSTER_NO_NODE;
+			return true;
+		}
+	}
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_entry_drop_holder);

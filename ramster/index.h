@@ -16,7 +16,7 @@
 /* A PUT of this entry to another node is in flight. */
 #define RAMSTER_ENTRY_REMOTIFYING	BIT(2)
 
-/* Nodes that may hold a copy of one entry (replication will use more). */
+/* Nodes that may hold a copy of one entry: the most replicas. */
 #define RAMSTER_MAX_HOLDERS		2
 #define RAMSTER_NO_NODE			0xff
 
@@ -95,6 +95,8 @@ void ramster_tree_init(struct ramster_tree *tree,
 					  struct ramster_entry *entry));
 struct ramster_entry *ramster_index_lookup(struct ramster_tree *tree,
 					   pgoff_t offset);
+struct ramster_entry *ramster_index_next(struct ramster_tree *tree,
+					 pgoff_t offset);
 struct ramster_entry *ramster_index_insert(struct ramster_tree *tree,
 					   struct ramster_entry *entry);
 void ramster_index_erase(struct ramster_tree *tree,
@@ -107,17 +109,21 @@ void ramster_entry_begin_put(struct ramster_tree *tree,
 			     struct ramster_entry *entry);
 void ramster_entry_end_put(struct ramster_tree *tree,
 			   struct ramster_entry *entry);
+bool ramster_entry_begin_copy(struct ramster_tree *tree,
+			      struct ramster_entry *entry);
 int ramster_entry_set_holder(struct ramster_tree *tree,
 			     struct ramster_entry *entry, u8 node, u32 crc);
 unsigned long ramster_entry_drop_local(struct ramster_tree *tree,
 				       struct ramster_entry *entry,
-				       int own_refs);
+				       int own_refs, int copies);
 bool ramster_entry_adopt_local(struct ramster_tree *tree,
 			       struct ramster_entry *entry,
 			       unsigned long handle);
 int ramster_entry_forget_remote(struct ramster_tree *tree,
 				struct ramster_entry *entry,
 				u8 holders[RAMSTER_MAX_HOLDERS]);
+bool ramster_entry_drop_holder(struct ramster_tree *tree,
+			       struct ramster_entry *entry, u8 node);
 
 /* Has a node acknowledged a copy? */
 static inline bool ramster_entry_is_remote(const struct ramster_entry *entry)
@@ -126,6 +132,28 @@ static inline bool ramster_entry_is_remote(const struct ramster_entry *entry)
 
 	for (i = 0; i < RAMSTER_MAX_HOLDERS; i++)
 		if (entry->holders[i] != RAMSTER_NO_NODE)
+			return true;
+	return false;
+}
+
+/* How many nodes hold a copy. */
+static inline int ramster_entry_nr_holders(const struct ramster_entry *entry)
+{
+	int i, n = 0;
+
+	for (i = 0; i < RAMSTER_MAX_HOLDERS; i++)
+		n += entry->holders[i] != RAMSTER_NO_NODE;
+	return n;
+}
+
+/* Does @node hold a copy? */
+static inline bool ramster_entry_has_holder(const struct ramster_entry *entry,
+					    u8 node)
+{
+	int i;
+
+	for (i = 0; i < RAMSTER_MAX_HOLDERS; i++)
+		if (entry->holders[i] == node)
 			return true;
 	return false;
 }

@@ -220,13 +220,13 @@ static void put_then_holder_then_drop_local(struct kunit *test)
 	flags_put = e->flags;
 	refs = e->refcount;
 	/* No holder yet: the local copy is the only one and stays. */
-	none = ramster_entry_drop_local(&t->tree, e, 1);
+	none = ramster_entry_drop_local(&t->tree, e, 1, 1);
 	ramster_entry_end_put(&t->tree, e);
 	flags_end = e->flags;
 	set = ramster_entry_set_holder(&t->tree, e, 4, 0xc0c0);
 	/* The tree and the PUT's reference only: the copy goes. */
-	dropped = ramster_entry_drop_local(&t->tree, e, 1);
-	again = ramster_entry_drop_local(&t->tree, e, 1);
+	dropped = ramster_entry_drop_local(&t->tree, e, 1, 1);
+	again = ramster_entry_drop_local(&t->tree, e, 1, 1);
 	ramster_entry_put(&t->tree, e);
 	spin_unlock(&t->tree.lock);
 
@@ -254,10 +254,10 @@ static void local_copy_stays_while_read(struct kunit *test)
 	spin_lock(&t->tree.lock);
 	set = ramster_entry_set_holder(&t->tree, e, 4, 1);
 	ramster_entry_get(e);		/* a load reads the local copy */
-	while_read = ramster_entry_drop_local(&t->tree, e, 0);
+	while_read = ramster_entry_drop_local(&t->tree, e, 0, 1);
 	flags = e->flags;
 	ramster_entry_put(&t->tree, e);	/* the load is done */
-	after = ramster_entry_drop_local(&t->tree, e, 0);
+	after = ramster_entry_drop_local(&t->tree, e, 0, 1);
 	spin_unlock(&t->tree.lock);
 
 	KUNIT_EXPECT_EQ(test, set, 0);
@@ -320,13 +320,13 @@ static void adopt_only_by_a_live_remote_entry(struct kunit *test)
 	/* It still has its own copy: a fetched one is not taken. */
 	own_copy = ramster_entry_adopt_local(&t->tree, e, 0x2000);
 	ramster_entry_set_holder(&t->tree, e, 4, 1);
-	dropped = ramster_entry_drop_local(&t->tree, e, 0);
+	dropped = ramster_entry_drop_local(&t->tree, e, 0, 1);
 	adopted = ramster_entry_adopt_local(&t->tree, e, 0x2000);
 	handle = e->handle;
 	flags = e->flags;
 	on_lru = !list_empty(&e->lru);
 	/* Erased while the copy was on its way home: not adopted. */
-	dropped2 = ramster_entry_drop_local(&t->tree, e, 0);
+	dropped2 = ramster_entry_drop_local(&t->tree, e, 0, 1);
 	ramster_entry_get(e);
 	ramster_index_erase(&t->tree, e);
 	erased = ramster_entry_adopt_local(&t->tree, e, 0x3000);
@@ -347,11 +347,73 @@ static void adopt_only_by_a_live_remote_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->freed, 1);
 }
 
+/* Replicas: the local copy waits for enough copies; a lost holder goes
+ * only while another copy remains.
+ */
+static void replicas_and_lost_holders(struct kunit *test)
+{
+	struct test_tree *t = new_tree(test);
+	struct ramster_entry *e = local_entry(test, t, 6);
+	unsigned long one_copy, two_copies;
+	bool last_local, drop_second, drop_absent, drop_last;
+	int nr_before, nr_after;
+
+	spin_lock(&t->tree.lock);
+	ramster_entry_set_holder(&t->tree, e, 4, 1);
+	/* Two copies wanted, one made: the local one stays. */
+	one_copy = ramster_entry_drop_local(&t->tree, e, 0, 2);
+	ramster_entry_set_holder(&t->tree, e, 5, 1);
+	nr_before = ramster_entry_nr_holders(e);
+	/* With the local copy still there, one holder may go ... */
+	last_local = ramster_entry_drop_holder(&t->tree, e, 4);
+	ramster_entry_set_holder(&t->tree, e, 4, 1);
+	two_copies = ramster_entry_drop_local(&t->tree, e, 0, 2);
+	/* ... and without it, one of two, but never the last. */
+	drop_absent = ramster_entry_drop_holder(&t->tree, e, 9);
+	drop_second = ramster_entry_drop_holder(&t->tree, e, 5);
+	drop_last = ramster_entry_drop_holder(&t->tree, e, 4);
+	nr_after = ramster_entry_nr_holders(e);
+	spin_unlock(&t->tree.lock);
+
+	KUNIT_EXPECT_EQ(test, one_copy, 0);
+	KUNIT_EXPECT_EQ(test, nr_before, 2);
+	KUNIT_EXPECT_TRUE(test, last_local);
+	KUNIT_EXPECT_EQ(test, two_copies, 0x1006);
+	KUNIT_EXPECT_FALSE(test, drop_absent);
+	KUNIT_EXPECT_TRUE(test, drop_second);
+	KUNIT_EXPECT_FALSE(test, drop_last);
+	KUNIT_EXPECT_EQ(test, nr_after, 1);
+	KUNIT_EXPECT_TRUE(test, ramster_entry_has_holder(e, 4));
+	KUNIT_EXPECT_FALSE(test, ramster_entry_has_holder(e, 5));
+}
+
+static void next_finds_at_or_after(struct kunit *test)
+{
+	struct test_tree *t = new_tree(test);
+	struct ramster_entry *a = local_entry(test, t, 10);
+	struct ramster_entry *b = local_entry(test, t, 20);
+	struct ramster_entry *at, *after, *past, *first;
+
+	spin_lock(&t->tree.lock);
+	first = ramster_index_next(&t->tree, 0);
+	at = ramster_index_next(&t->tree, 10);
+	after = ramster_index_next(&t->tree, 11);
+	past = ramster_index_next(&t->tree, 21);
+	spin_unlock(&t->tree.lock);
+
+	KUNIT_EXPECT_PTR_EQ(test, first, a);
+	KUNIT_EXPECT_PTR_EQ(test, at, a);
+	KUNIT_EXPECT_PTR_EQ(test, after, b);
+	KUNIT_EXPECT_NULL(test, past);
+}
+
 static struct kunit_case ramster_entry_cases[] = {
 	KUNIT_CASE(put_then_holder_then_drop_local),
 	KUNIT_CASE(local_copy_stays_while_read),
 	KUNIT_CASE(holders_are_distinct_and_bounded),
 	KUNIT_CASE(adopt_only_by_a_live_remote_entry),
+	KUNIT_CASE(replicas_and_lost_holders),
+	KUNIT_CASE(next_finds_at_or_after),
 	{}
 };
 

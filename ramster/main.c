@@ -34,6 +34,7 @@
 #include "local.h"
 #include "recall.h"
 #include "remote.h"
+#include "replicas.h"
 #include "stats.h"
 #include "suction.h"
 #include "transport.h"
@@ -358,9 +359,12 @@ static int __init ramster_init(void)
 				  ramster_stats_debugfs_root());
 	if (ret)
 		goto err_exit_holders;
-	ret = ramster_recall_init();
+	ret = ramster_replicas_init(ramster_trees);
 	if (ret)
 		goto err_exit_remote;
+	ret = ramster_recall_init();
+	if (ret)
+		goto err_exit_replicas;
 	ret = ramster_lifecycle_init();
 	if (ret)
 		goto err_exit_recall;
@@ -390,6 +394,8 @@ err_exit_lifecycle:
 	ramster_lifecycle_exit();
 err_exit_recall:
 	ramster_recall_exit();
+err_exit_replicas:
+	ramster_replicas_exit();
 err_exit_remote:
 	ramster_remote_exit();
 err_exit_holders:
@@ -426,11 +432,12 @@ static void __exit ramster_exit(void)
 	frontswap_writethrough(false);
 
 	/*
-	 * The services that send stop first (the remotification thread,
-	 * the recall and invalidation work), then the links, before the
-	 * services that answer peers (holders, lender) go.
+	 * The services that send stop first (the recall and re-replication
+	 * work, the remotification thread, the invalidation work), then the
+	 * links, before the services that answer peers (holders, lender) go.
 	 */
 	ramster_recall_exit();
+	ramster_replicas_exit();
 	ramster_remote_exit();
 	ramster_transport_stop();
 	ramster_holders_exit();

@@ -103,6 +103,14 @@ module_param_cb(remote_lost_ms, &ramster_uint_range_ops, &remote_lost_ms_range,
 MODULE_PARM_DESC(remote_lost_ms,
 		 "a holder down this long is presumed dead: loads of its pages fail instead of being deferred (default 30000)");
 
+static unsigned int replicas = 2;
+static struct ramster_uint_range replicas_range = {
+	&replicas, 1, RAMSTER_MAX_HOLDERS
+};
+module_param_cb(replicas, &ramster_uint_range_ops, &replicas_range, 0644);
+MODULE_PARM_DESC(replicas,
+		 "copies of each remote page, on distinct nodes, before its local copy is freed; fewer if fewer nodes may hold pages (default 2)");
+
 static unsigned int remote_window = 32;
 static struct ramster_uint_range remote_window_range = {
 	&remote_window, 1, 4096
@@ -152,18 +160,44 @@ DEFINE_SHOW_ATTRIBUTE(ramster_lat);
  * remotification
  *********************************/
 /**
- * struct ramster_put_req - a PUT in flight
- * @req: the request
+ * struct ramster_put_set - the PUTs of one page to its new holders
  * @tree: the entry's tree
- * @entry: the entry, referenced, flagged RAMSTER_ENTRY_REMOTIFYING
+ * @entry: the entry, referenced, flagged RAMSTER_ENTRY_REMOTIFYING until
+ *	every PUT of the set is answered or failed
  * @crc: crc32c of the data sent
+ * @pending: PUTs not answered yet
+ * @rereplica: a copy made again from another holder's (replica_copies)
  */
-struct ramster_put_req {
-	struct ramster_req req;
+struct ramster_put_set {
 	struct ramster_tree *tree;
 	struct ramster_entry *entry;
 	u32 crc;
+	atomic_t pending;
+	bool rereplica;
 };
+
+/**
+ * struct ramster_put_req - one PUT in flight
+ * @req: the request
+ * @set: the page's set
+ */
+struct ramster_put_req {
+	struct ramster_req req;
+	struct ramster_put_set *set;
+};
+
+/**
+ * ramster_remote_want - the remote copies a page needs before it leaves
+ *
+ * The replicas parameter, or fewer if fewer nodes may hold our pages at
+ * all (a pair, one memory server).  A node that is down still counts:
+ * while it is, pages stay local (or go to the swap device) rather than
+ * leave with fewer copies than wanted.
+ */
+int ramster_remote_want(void)
+{
+	return min(READ_ONCE(replicas), ramster_holders_count());
+}
 
 /* Is the local pool above the mark where pages start leaving? */
 bool ramster_remote_over_target(void)
@@ -187,7 +221,8 @@ void ramster_remote_kick(void)
 static void ramster_drop_local_copy(struct ramster_tree *tree,
 				    struct ramster_entry *entry, int own_refs)
 {
-	unsigned long handle = ramster_entry_drop_local(tree, entry, own_refs);
+	unsigned long handle = ramster_entry_drop_local(tree, entry, own_refs,
+							ramster_remote_want());
 
 	if (handle)
 		ramster_local_release(handle);
@@ -213,57 +248,93 @@ static void ramster_key_fill(struct ramster_wire_key *key,
 	key->gen = cpu_to_le64(entry->gen);
 }
 
+/* Under the tree lock: a node acknowledged (or not) its copy. */
+static void ramster_put_record(struct ramster_put_set *set, u8 node, int err,
+			       u32 status)
+{
+	struct ramster_entry *entry = set->entry;
+	struct ramster_tree *tree = set->tree;
+	bool first = !ramster_entry_is_remote(entry);
+
+	if (node == RAMSTER_NO_NODE)	/* the sender's own count */
+		return;
+	if (!err && status == RAMSTER_ST_OK &&
+	    !ramster_entry_set_holder(tree, entry, node, set->crc)) {
+		ramster_holders_held_there(node, 1);
+		if (first)
+			ramster_stat_inc(RAMSTER_STAT_REMOTE_PAGES);
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_PUTS);
+		if (set->rereplica)
+			ramster_stat_inc(RAMSTER_STAT_REPLICA_COPIES);
+	} else if (!err) {
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_PUTS_REFUSED);
+	} else {
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_PUTS_FAILED);
+	}
+}
+
+/*
+ * One PUT of the set answered, failed, or never sent: record it; the
+ * last one ends the set (see ramster_put_done()).
+ */
+static void ramster_put_finish(struct ramster_put_set *set, u8 node, int err,
+			       u32 status)
+{
+	struct ramster_entry *entry = set->entry;
+	struct ramster_tree *tree = set->tree;
+	bool last;
+
+	spin_lock(&tree->lock);
+	ramster_put_record(set, node, err, status);
+	last = atomic_dec_and_test(&set->pending);
+	if (last) {
+		ramster_entry_end_put(tree, entry);
+		/*
+		 * Our reference is the set's; nobody else may read the copy.
+		 * It goes only once every replica wanted acknowledged it.
+		 */
+		ramster_drop_local_copy(tree, entry, 1);
+		ramster_entry_put(tree, entry);
+	}
+	spin_unlock(&tree->lock);
+	if (last)
+		kfree(set);
+}
+
 static void ramster_put_done(struct ramster_req *req, int err,
 			     const struct ramster_wire_hdr *hdr,
 			     const void *payload)
 {
 	struct ramster_put_req *preq = container_of(req, struct ramster_put_req,
 						    req);
+	struct ramster_put_set *set = preq->set;
 	const struct ramster_wire_status *st = payload;
-	struct ramster_entry *entry = preq->entry;
-	struct ramster_tree *tree = preq->tree;
 	u32 status = RAMSTER_ST_OK;
 
-	if (!err && !ramster_keys_match(&st->key, tree, entry)) {
+	if (!err && !ramster_keys_match(&st->key, set->tree, set->entry)) {
 		ramster_stat_inc(RAMSTER_STAT_PROTOCOL_ERRORS);
 		pr_warn_ratelimited("node %u: PUT_REPLY for another page\n",
 				    req->node);
 		err = -EPROTO;
 	}
-	if (!err)
+	if (!err) {
 		status = le32_to_cpu(st->status);
-
-	if (!err)
 		ramster_holders_note_rtt(req->node, req->sent);
-
-	spin_lock(&tree->lock);
-	ramster_entry_end_put(tree, entry);
-	if (!err && status == RAMSTER_ST_OK &&
-	    !ramster_entry_set_holder(tree, entry, req->node, preq->crc)) {
-		ramster_holders_held_there(req->node, 1);
-		ramster_stat_inc(RAMSTER_STAT_REMOTE_PAGES);
-		ramster_stat_inc(RAMSTER_STAT_REMOTE_PUTS);
-		/* Our reference is the PUT's; nobody else may read the copy. */
-		ramster_drop_local_copy(tree, entry, 1);
-	} else if (!err) {
-		ramster_stat_inc(RAMSTER_STAT_REMOTE_PUTS_REFUSED);
-	} else {
-		ramster_stat_inc(RAMSTER_STAT_REMOTE_PUTS_FAILED);
 	}
-	ramster_entry_put(tree, entry);
-	spin_unlock(&tree->lock);
 
+	ramster_put_finish(set, req->node, err, status);
 	kfree(preq);
 	atomic_dec(&ramster_remote_inflight);
 	wake_up(&ramster_remotify_wait);
 }
 
 /*
- * The oldest entry of @tree that can leave, referenced and flagged
- * REMOTIFYING; NULL if none.  Stale local copies met on the way are
- * dropped.
+ * The oldest entry of @tree that needs more remote copies, referenced
+ * and flagged REMOTIFYING, its current holders in @holders; NULL if
+ * none.  Stale local copies met on the way are dropped.
  */
-static struct ramster_entry *ramster_remotify_pick(struct ramster_tree *tree)
+static struct ramster_entry *ramster_remotify_pick(struct ramster_tree *tree,
+						   u8 holders[RAMSTER_MAX_HOLDERS])
 {
 	struct ramster_entry *entry, *next, *found = NULL;
 	int scanned = 0;
@@ -274,11 +345,13 @@ static struct ramster_entry *ramster_remotify_pick(struct ramster_tree *tree)
 			break;
 		if (entry->flags & RAMSTER_ENTRY_REMOTIFYING)
 			continue;
-		if (ramster_entry_is_remote(entry)) {
+		/* Enough copies elsewhere: the local one is stale. */
+		if (ramster_entry_nr_holders(entry) >= ramster_remote_want()) {
 			ramster_drop_local_copy(tree, entry, 0);
 			continue;
 		}
 		found = entry;
+		memcpy(holders, entry->holders, sizeof(entry->holders));
 		ramster_entry_begin_put(tree, found);
 		break;
 	}
@@ -297,65 +370,183 @@ static void ramster_remotify_unpick(struct ramster_tree *tree,
 }
 
 /*
- * Send one page away.  Returns 0 when a PUT is in flight, -ENOSPC when no
- * peer has room, -ENOENT when there is nothing to send, or another error.
+ * Choose @want distinct live nodes with room (placement, holders.c) into
+ * @nodes, all or none: -ENOSPC, with any room taken given back.  Nodes in
+ * @exclude are not chosen.
  */
-static int ramster_remotify_one(void)
+static int ramster_remotify_targets(u8 nodes[RAMSTER_MAX_HOLDERS], int want,
+				    const u8 exclude[RAMSTER_MAX_HOLDERS])
 {
-	struct ramster_tree *tree = NULL;
-	struct ramster_entry *entry = NULL;
+	u8 taken[RAMSTER_MAX_HOLDERS], *slot;
+	int k, ret = 0;
+
+	memcpy(taken, exclude, sizeof(taken));
+	memset(nodes, RAMSTER_NO_NODE, RAMSTER_MAX_HOLDERS);
+	for (k = 0; k < want; k++) {
+		ret = ramster_holders_pick(&nodes[k], taken);
+		if (ret)
+			break;
+		/* A free slot exists: want + holders <= RAMSTER_MAX_HOLDERS. */
+		slot = memchr(taken, RAMSTER_NO_NODE, sizeof(taken));
+		if (slot)
+			*slot = nodes[k];
+	}
+	if (ret) {
+		while (k--) {
+			ramster_holders_unpick(nodes[k]);
+			nodes[k] = RAMSTER_NO_NODE;
+		}
+	}
+	return ret;
+}
+
+/* A PUT of @set's page to @node, the page in @data; 0 when in flight. */
+static int ramster_put_send(struct ramster_put_set *set, u8 node,
+			    struct ramster_msg *msg)
+{
 	struct ramster_put_req *preq;
-	struct ramster_wire_page *wp;
-	struct ramster_msg *msg;
-	unsigned int i, type;
-	u8 node;
 	int ret;
 
-	ret = ramster_holders_pick(&node);
-	if (ret)
-		return ret;
-	for (i = 0; i < MAX_SWAPFILES && !entry; i++) {
-		type = (ramster_remotify_cursor + i) % MAX_SWAPFILES;
-		tree = ramster_remote_trees[type];
-		if (tree)
-			entry = ramster_remotify_pick(tree);
-	}
-	if (!entry)
-		return -ENOENT;
-	ramster_remotify_cursor = (type + 1) % MAX_SWAPFILES;
-
 	preq = kzalloc(sizeof(*preq), GFP_NOIO | __GFP_NOWARN);
-	msg = ramster_msg_alloc(RAMSTER_MSG_PUT, sizeof(*wp) + entry->length,
-				GFP_NOIO | __GFP_NOWARN);
-	if (!preq || !msg) {
-		kfree(preq);
-		if (msg)
-			ramster_msg_free(msg);
-		ramster_remotify_unpick(tree, entry);
+	if (!preq) {
+		ramster_msg_free(msg);
 		return -ENOMEM;
 	}
-	wp = (void *)msg->payload;
-	memset(wp, 0, sizeof(*wp));
-	ramster_key_fill(&wp->key, tree, entry);
-	wp->clen = cpu_to_le32(entry->length);
-	wp->compressor = ramster_comp_wire_id();
-	/* Our reference keeps the local copy: nobody frees it meanwhile. */
-	ramster_local_copy(entry, wp + 1);
-	preq->crc = crc32c(0, wp + 1, entry->length);
-	wp->dcrc = cpu_to_le32(preq->crc);
-	preq->tree = tree;
-	preq->entry = entry;
+	preq->set = set;
 	preq->req.reply_type = RAMSTER_MSG_PUT_REPLY;
 	preq->req.done = ramster_put_done;
-
 	atomic_inc(&ramster_remote_inflight);
 	ret = ramster_send(node, msg, &preq->req);
 	if (ret) {
 		atomic_dec(&ramster_remote_inflight);
 		kfree(preq);
-		ramster_remotify_unpick(tree, entry);
-		ramster_stat_inc(RAMSTER_STAT_REMOTE_PUTS_FAILED);
 	}
+	return ret;
+}
+
+/* The PUT frame of an entry, its data filled in from the local copy. */
+static struct ramster_msg *ramster_put_msg(struct ramster_tree *tree,
+					   struct ramster_entry *entry,
+					   const void *data, u32 crc)
+{
+	struct ramster_wire_page *wp;
+	struct ramster_msg *msg;
+
+	msg = ramster_msg_alloc(RAMSTER_MSG_PUT, sizeof(*wp) + entry->length,
+				GFP_NOIO | __GFP_NOWARN);
+	if (!msg)
+		return NULL;
+	wp = (void *)msg->payload;
+	memset(wp, 0, sizeof(*wp));
+	ramster_key_fill(&wp->key, tree, entry);
+	wp->clen = cpu_to_le32(entry->length);
+	wp->compressor = ramster_comp_wire_id();
+	wp->dcrc = cpu_to_le32(crc);
+	if (data)
+		memcpy(wp + 1, data, entry->length);
+	return msg;
+}
+
+/* The oldest entry of any tree that needs more copies (see the pick). */
+static struct ramster_entry *ramster_remotify_pick_any(struct ramster_tree **treep,
+						       u8 holders[RAMSTER_MAX_HOLDERS])
+{
+	struct ramster_entry *entry = NULL;
+	unsigned int i, type = 0;
+
+	for (i = 0; i < MAX_SWAPFILES && !entry; i++) {
+		type = (ramster_remotify_cursor + i) % MAX_SWAPFILES;
+		*treep = ramster_remote_trees[type];
+		if (*treep)
+			entry = ramster_remotify_pick(*treep, holders);
+	}
+	if (entry)
+		ramster_remotify_cursor = (type + 1) % MAX_SWAPFILES;
+	return entry;
+}
+
+/*
+ * Send one page away, to as many new holders as it lacks replicas.
+ * Returns 0 when its PUTs are in flight, -ENOSPC when not enough live
+ * nodes have room (the page stays local), -ENOENT when there is nothing
+ * to send, or another error.
+ */
+static int ramster_remotify_one(void)
+{
+	struct ramster_msg *msgs[RAMSTER_MAX_HOLDERS] = { };
+	u8 holders[RAMSTER_MAX_HOLDERS], nodes[RAMSTER_MAX_HOLDERS];
+	u8 none[RAMSTER_MAX_HOLDERS];
+	int want = ramster_remote_want();
+	struct ramster_tree *tree = NULL;
+	struct ramster_entry *entry;
+	struct ramster_put_set *set;
+	int k, need, ret, sent;
+	u32 crc;
+
+	/* Room for a whole new page first: no entry is touched without. */
+	memset(none, RAMSTER_NO_NODE, sizeof(none));
+	if (want < 1)
+		return -ENOSPC;
+	ret = ramster_remotify_targets(nodes, want, none);
+	if (ret)
+		return ret;
+	for (k = 0; k < want; k++)
+		ramster_holders_unpick(nodes[k]);
+
+	entry = ramster_remotify_pick_any(&tree, holders);
+	if (!entry)
+		return -ENOENT;
+	need = want - ramster_entry_nr_holders(entry);
+	ret = need > 0 ? ramster_remotify_targets(nodes, need, holders) : -ENOENT;
+	if (ret)
+		goto err_unpick_entry;
+	set = kzalloc(sizeof(*set), GFP_NOIO | __GFP_NOWARN);
+	if (!set)
+		goto err_nomem;
+
+	/* Our reference keeps the local copy: nobody frees it meanwhile. */
+	msgs[0] = ramster_put_msg(tree, entry, NULL, 0);
+	if (!msgs[0])
+		goto err_nomem;
+	ramster_local_copy(entry, msgs[0]->payload + sizeof(struct ramster_wire_page));
+	crc = crc32c(0, msgs[0]->payload + sizeof(struct ramster_wire_page),
+		     entry->length);
+	((struct ramster_wire_page *)msgs[0]->payload)->dcrc = cpu_to_le32(crc);
+	for (k = 1; k < need; k++) {
+		msgs[k] = ramster_put_msg(tree, entry, msgs[0]->payload +
+					  sizeof(struct ramster_wire_page), crc);
+		if (!msgs[k])
+			goto err_nomem;
+	}
+
+	set->tree = tree;
+	set->entry = entry;
+	set->crc = crc;
+	/* One count of our own: the set outlives the loop whatever the sends. */
+	atomic_set(&set->pending, need + 1);
+	for (k = 0, sent = 0; k < need; k++) {
+		ret = ramster_put_send(set, nodes[k], msgs[k]);
+		if (ret) {
+			ramster_holders_unpick(nodes[k]);
+			ramster_put_finish(set, nodes[k], ret, 0);
+		} else {
+			sent++;
+		}
+	}
+	/* The set ends itself; a partial one leaves the page local. */
+	ramster_put_finish(set, RAMSTER_NO_NODE, -ECANCELED, 0);
+	return sent ? 0 : ret;
+
+err_nomem:
+	for (k = 0; k < need; k++) {
+		if (msgs[k])
+			ramster_msg_free(msgs[k]);
+		ramster_holders_unpick(nodes[k]);
+	}
+	kfree(set);
+	ret = -ENOMEM;
+err_unpick_entry:
+	ramster_remotify_unpick(tree, entry);
 	return ret;
 }
 
@@ -513,18 +704,30 @@ static bool ramster_remote_transient(int err)
 	       err == -EAGAIN;
 }
 
+/**
+ * ramster_remote_holder_lost - is a holder presumed dead?
+ * @node: the holder
+ *
+ * Down remote_lost_ms or longer: loads of its pages fail rather than
+ * wait, and the pages with another copy forget its copy (replicas.c).
+ */
+bool ramster_remote_holder_lost(u8 node)
+{
+	return ramster_holders_down_ms(node) >= READ_ONCE(remote_lost_ms);
+}
+
 /* How long a load that cannot wait any more pauses before -EAGAIN. */
 #define RAMSTER_DEFER_PAUSE_MS	100
 
 /*
- * GET an entry's data from its holder, waiting out a link that is down
- * (see the file comment).  Counts and logs failures; a transient one is
- * -EAGAIN.
+ * GET an entry's data from one holder, waiting out its link being down
+ * if @may_wait (see the file comment).  A transient that outlasts
+ * remote_lost_ms is -EHOSTDOWN: the holder is presumed dead.
  */
-static int ramster_remote_get(struct ramster_tree *tree,
-			      struct ramster_entry *entry, void *buf)
+static int ramster_remote_get_holder(struct ramster_tree *tree,
+				     struct ramster_entry *entry, u8 holder,
+				     void *buf, bool may_wait, bool *waitedp)
 {
-	u8 holder = ramster_entry_first_holder(entry);
 	unsigned long epoch;
 	bool waited = false;
 	int ret;
@@ -532,7 +735,7 @@ static int ramster_remote_get(struct ramster_tree *tree,
 	for (;;) {
 		epoch = ramster_holders_epoch(holder);
 		ret = ramster_remote_get_once(tree, entry, holder, buf);
-		if (ret != -ENOTCONN ||
+		if (ret != -ENOTCONN || !may_wait ||
 		    !ramster_holders_wait_live(holder, epoch,
 					       READ_ONCE(remote_wait_ms)))
 			break;
@@ -540,8 +743,7 @@ static int ramster_remote_get(struct ramster_tree *tree,
 	}
 	if (waited)
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_WAITED);
-	if (!ret)
-		return 0;
+	*waitedp |= waited;
 	if (ret == -ETIMEDOUT)
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_TIMEOUT);
 	/*
@@ -549,27 +751,103 @@ static int ramster_remote_get(struct ramster_tree *tree,
 	 * not coming back): its pages fail loudly rather than leave their
 	 * processes faulting forever.
 	 */
-	if (ramster_remote_transient(ret) &&
-	    ramster_holders_down_ms(holder) >= READ_ONCE(remote_lost_ms)) {
+	if (ramster_remote_transient(ret) && ramster_remote_holder_lost(holder)) {
 		pr_err_ratelimited("node %u down for over %u ms: its pages are presumed lost\n",
 				   holder, remote_lost_ms);
 		ret = -EHOSTDOWN;
 	}
-	if (ramster_remote_transient(ret)) {
+	return ret;
+}
+
+/*
+ * The nodes holding @entry, read under the tree lock (fetch-home and a
+ * lost holder change them), live ones first.  Returns how many.
+ */
+static int ramster_remote_holders(struct ramster_tree *tree,
+				  struct ramster_entry *entry,
+				  u8 order[RAMSTER_MAX_HOLDERS])
+{
+	DECLARE_BITMAP(live, RAMSTER_MAX_NODES);
+	u8 holders[RAMSTER_MAX_HOLDERS];
+	int i, n = 0, pass;
+
+	spin_lock(&tree->lock);
+	memcpy(holders, entry->holders, sizeof(holders));
+	spin_unlock(&tree->lock);
+	ramster_holders_live(live);
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < RAMSTER_MAX_HOLDERS; i++)
+			if (holders[i] < RAMSTER_MAX_NODES &&
+			    test_bit(holders[i], live) == !pass)
+				order[n++] = holders[i];
+	return n;
+}
+
+/*
+ * Without waiting: GET an entry's data from its live holders in turn,
+ * uncounted (fetching pages home, making a replica: a page that cannot
+ * come now stays where it is).  Returns 0 or the last error.
+ */
+static int ramster_remote_get_now(struct ramster_tree *tree,
+				  struct ramster_entry *entry, void *buf)
+{
+	DECLARE_BITMAP(live, RAMSTER_MAX_NODES);
+	u8 order[RAMSTER_MAX_HOLDERS];
+	int i, n, ret = -ENOTCONN;
+
+	n = ramster_remote_holders(tree, entry, order);
+	ramster_holders_live(live);
+	for (i = 0; i < n && ret; i++)
+		if (test_bit(order[i], live))
+			ret = ramster_remote_get_once(tree, entry, order[i], buf);
+	return ret;
+}
+
+/*
+ * A load: GET an entry's data from its holders in turn, live ones first;
+ * only the last one asked may wait for its link.  Counts and logs
+ * failures: a transient one (some holder may still have the page) is
+ * -EAGAIN; a page that no holder could produce is an error.
+ */
+static int ramster_remote_get(struct ramster_tree *tree,
+			      struct ramster_entry *entry, void *buf)
+{
+	u8 order[RAMSTER_MAX_HOLDERS];
+	bool transient = false, bad = false, waited = false;
+	int i, n, ret = -ENOENT;
+
+	n = ramster_remote_holders(tree, entry, order);
+	for (i = 0; i < n; i++) {
+		ret = ramster_remote_get_holder(tree, entry, order[i], buf,
+						i == n - 1, &waited);
+		if (!ret) {
+			if (i)
+				ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_FAILOVER);
+			return 0;
+		}
+		transient |= ramster_remote_transient(ret);
+		bad |= ret == -EIO;
+		if (i < n - 1)
+			pr_warn_ratelimited("swap type %u offset %lu: node %u could not serve it (%d): asking node %u\n",
+					    tree->type, entry->offset, order[i],
+					    ret, order[i + 1]);
+	}
+	if (transient) {
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_DEFERRED);
+		/* Retried faults must not spin on a holder that is away. */
 		if (!waited)
 			schedule_timeout_killable(msecs_to_jiffies(RAMSTER_DEFER_PAUSE_MS));
-		pr_warn_ratelimited("swap type %u offset %lu: node %u out of reach (%d): load deferred\n",
-				    tree->type, entry->offset, holder, ret);
+		pr_warn_ratelimited("swap type %u offset %lu: no holder in reach (%d): load deferred\n",
+				    tree->type, entry->offset, ret);
 		return -EAGAIN;
 	}
-	if (ret == -EIO)
+	if (bad)
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_BAD);
 	else
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_FAILED);
-	pr_err_ratelimited("swap type %u offset %lu: page held by node %u cannot be fetched (%d)\n",
-			   tree->type, entry->offset, holder, ret);
-	return ret;
+	pr_err_ratelimited("swap type %u offset %lu: no holder of %d can produce it (%d)\n",
+			   tree->type, entry->offset, n, ret);
+	return bad ? -EIO : ret;
 }
 
 /**
@@ -609,47 +887,44 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 }
 
 /*
- * The first entry of @tree at or after @offset that lives only on another
- * node (on @holder, unless that is RAMSTER_NO_NODE), referenced; NULL if
- * none.
+ * The first entry of @tree at or after @offset that @want accepts (NULL:
+ * that lives only on other nodes) and that @holder holds (unless that is
+ * RAMSTER_NO_NODE), referenced; NULL if none.  @want runs under the tree
+ * lock.
  */
-static struct ramster_entry *ramster_next_remote(struct ramster_tree *tree,
-						 pgoff_t offset, u8 holder)
+struct ramster_entry *
+ramster_remote_next(struct ramster_tree *tree, pgoff_t offset, u8 holder,
+		    bool (*want)(const struct ramster_entry *entry))
 {
-	struct rb_node *node = tree->root.rb_node;
-	struct ramster_entry *entry, *found = NULL;
+	struct ramster_entry *entry;
+
+	struct rb_node *node;
 
 	spin_lock(&tree->lock);
-	while (node) {
-		entry = rb_entry(node, struct ramster_entry, rbnode);
-		if (entry->offset >= offset) {
-			found = entry;
-			node = node->rb_left;
-		} else {
-			node = node->rb_right;
-		}
-	}
-	for (node = found ? &found->rbnode : NULL; node; node = rb_next(node)) {
-		entry = rb_entry(node, struct ramster_entry, rbnode);
-		if (ramster_entry_remote_only(entry) &&
+	entry = ramster_index_next(tree, offset);
+	for (; entry; entry = node ? rb_entry(node, struct ramster_entry,
+					      rbnode) : NULL) {
+		if ((want ? want(entry) : ramster_entry_remote_only(entry)) &&
 		    (holder == RAMSTER_NO_NODE ||
-		     ramster_entry_first_holder(entry) == holder)) {
+		     ramster_entry_has_holder(entry, holder))) {
 			ramster_entry_get(entry);
-			spin_unlock(&tree->lock);
-			return entry;
+			break;
 		}
+		node = rb_next(&entry->rbnode);
 	}
 	spin_unlock(&tree->lock);
-	return NULL;
+	return entry;
 }
 
-/* Is the node holding @entry among @live (read without the tree lock)? */
-static bool ramster_remote_reachable(const struct ramster_entry *entry,
-				     const unsigned long *live)
+/*
+ * Fetching home: a remote-only page comes back; a page that kept its
+ * local copy (short of replicas, or a stale local copy) only forgets its
+ * remote ones.
+ */
+static bool ramster_fetch_candidate(const struct ramster_entry *entry)
 {
-	u8 holder = ramster_entry_first_holder(entry);
-
-	return holder < RAMSTER_MAX_NODES && test_bit(holder, live);
+	return ramster_entry_is_remote(entry) &&
+	       !(entry->flags & RAMSTER_ENTRY_REMOTIFYING);
 }
 
 /* May the local pool take one more page home? */
@@ -678,7 +953,6 @@ unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
 					bool to_limit)
 {
 	struct ramster_tree *tree;
-	DECLARE_BITMAP(live, RAMSTER_MAX_NODES);
 	struct ramster_entry *entry;
 	unsigned long done = 0, handle;
 	unsigned int type;
@@ -688,29 +962,33 @@ unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
 	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	if (!buf)
 		return 0;
-	/* A holder out of reach keeps its pages for a later pass. */
-	ramster_holders_live(live);
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		tree = ramster_remote_trees[type];
 		offset = 0;
 		while (tree && done < max && ramster_fetch_room(to_limit) &&
 		       !ramster_should_stop()) {
-			entry = ramster_next_remote(tree, offset, holder);
+			entry = ramster_remote_next(tree, offset, holder,
+						    ramster_fetch_candidate);
 			if (!entry)
 				break;
 			offset = entry->offset + 1;
 			handle = 0;
-			if (entry->length <= PAGE_SIZE &&
-			    ramster_remote_reachable(entry, live) &&
-			    !ramster_remote_get(tree, entry, buf))
+			/* A holder out of reach keeps its copy for later. */
+			if (!(READ_ONCE(entry->flags) & RAMSTER_ENTRY_LOCAL) &&
+			    entry->length <= PAGE_SIZE &&
+			    !ramster_remote_get_now(tree, entry, buf))
 				handle = ramster_local_adopt(buf, entry->length);
 			spin_lock(&tree->lock);
 			if (handle &&
-			    ramster_entry_adopt_local(tree, entry, handle)) {
+			    !ramster_entry_adopt_local(tree, entry, handle)) {
+				ramster_local_release(handle);
+				handle = 0;
+			}
+			if ((entry->flags & RAMSTER_ENTRY_LOCAL) &&
+			    ramster_fetch_candidate(entry) &&
+			    !RB_EMPTY_NODE(&entry->rbnode)) {
 				ramster_remote_forget(tree, entry);
 				done++;
-			} else if (handle) {
-				ramster_local_release(handle);
 			}
 			ramster_entry_put(tree, entry);
 			spin_unlock(&tree->lock);
@@ -719,6 +997,106 @@ unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
 	}
 	kfree(buf);
 	return done;
+}
+
+/**
+ * ramster_remote_add_copy - one more replica of a remote-only page
+ * @tree: the entry's tree
+ * @entry: the entry, referenced by the caller
+ * @buf: PAGE_SIZE bytes to fetch the data into
+ *
+ * Re-replication (replicas.c): the data is fetched from a live holder
+ * (verified as loads are) and PUT to a live node with room that holds no
+ * copy yet; the copy is recorded when that node acknowledges it.
+ *
+ * Return: 0 with the PUT in flight; -ENOSPC if no node can take it;
+ * -EBUSY if the entry is no longer remote-only (came home, left the
+ * tree, or is being sent); another errno if no holder could produce it.
+ */
+int ramster_remote_add_copy(struct ramster_tree *tree,
+			    struct ramster_entry *entry, void *buf)
+{
+	u8 holders[RAMSTER_MAX_HOLDERS], node[RAMSTER_MAX_HOLDERS];
+	struct ramster_put_set *set;
+	struct ramster_msg *msg;
+	int ret = 0;
+
+	if (entry->length > PAGE_SIZE)
+		return -EINVAL;
+	/* Flagged first: its holders cannot change until the PUT ends. */
+	spin_lock(&tree->lock);
+	if (ramster_entry_begin_copy(tree, entry))
+		memcpy(holders, entry->holders, sizeof(holders));
+	else
+		ret = -EBUSY;
+	spin_unlock(&tree->lock);
+	if (ret)
+		return ret;
+	ret = ramster_remotify_targets(node, 1, holders);
+	if (ret)
+		goto err_unpick_entry;
+	ret = ramster_remote_get_now(tree, entry, buf);
+	if (ret)
+		goto err_unpick_node;
+
+	set = kzalloc(sizeof(*set), GFP_NOIO | __GFP_NOWARN);
+	msg = ramster_put_msg(tree, entry, buf, entry->crc);
+	if (!set || !msg) {
+		kfree(set);
+		if (msg)
+			ramster_msg_free(msg);
+		ret = -ENOMEM;
+		goto err_unpick_node;
+	}
+	set->tree = tree;
+	set->entry = entry;
+	set->crc = entry->crc;
+	set->rereplica = true;
+	atomic_set(&set->pending, 1);
+	ret = ramster_put_send(set, node[0], msg);
+	if (ret) {
+		ramster_holders_unpick(node[0]);
+		ramster_put_finish(set, node[0], ret, 0);
+	}
+	return ret;
+
+err_unpick_node:
+	ramster_holders_unpick(node[0]);
+err_unpick_entry:
+	ramster_remotify_unpick(tree, entry);
+	return ret;
+}
+
+/**
+ * ramster_remote_drop_holder - a lost holder's copy of an entry is gone
+ * @tree: the entry's tree, locked
+ * @entry: the entry
+ * @node: the lost holder
+ *
+ * Only where another copy exists (ramster_entry_drop_holder()); the
+ * counts follow: pages held there, and remote_pages if that was the
+ * entry's last remote copy (its local one remains).
+ *
+ * Return: true if the copy was forgotten.
+ */
+bool ramster_remote_drop_holder(struct ramster_tree *tree,
+				struct ramster_entry *entry, u8 node)
+{
+	lockdep_assert_held(&tree->lock);
+	if (!ramster_entry_drop_holder(tree, entry, node))
+		return false;
+	ramster_holders_held_there(node, -1);
+	if (!ramster_entry_is_remote(entry))
+		ramster_stat_dec(RAMSTER_STAT_REMOTE_PAGES);
+	return true;
+}
+
+/* Wait (up to a second) until another PUT may be in flight. */
+bool ramster_remote_window_wait(void)
+{
+	wait_event_timeout(ramster_remotify_wait,
+			   ramster_remotify_window_open(), HZ);
+	return ramster_remotify_window_open();
 }
 
 /*********************************

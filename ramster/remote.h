@@ -26,5 +26,15 @@ void ramster_remote_forget(struct ramster_tree *tree,
 void ramster_remote_invalidate_area(unsigned int type);
 unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
 					bool to_limit);
+int ramster_remote_want(void);
+struct ramster_entry *
+ramster_remote_next(struct ramster_tree *tree, pgoff_t offset, u8 holder,
+		    bool (*want)(const struct ramster_entry *entry));
+int ramster_remote_add_copy(struct ramster_tree *tree,
+			    struct ramster_entry *entry, void *buf);
+bool ramster_remote_window_wait(void);
+bool ramster_remote_holder_lost(u8 node);
+bool ramster_remote_drop_holder(struct ramster_tree *tree,
+				struct ramster_entry *entry, u8 node);
 
 #endif /* _RAMSTER_REMOTE_H */

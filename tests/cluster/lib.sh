@@ -311,6 +311,21 @@ verify_parked() {
 	[ "$(load_bad "$1")" = 0 ] || problem "node $1: bad pages: $(load_bad "$1")"
 }
 
+# verify_parked_sigbus NODE: once unparked over lost pages, the workload
+# must die of SIGBUS (exit 135) without reading a wrong page, and a new
+# process on the node must run.
+verify_parked_sigbus() {
+	local v
+	wait_until 300 load_exited "$1" || problem "workload did not end (hung?)"
+	v=$(load_exit "$1")
+	[ "$v" = 135 ] || problem "workload exit $v, want 135 (SIGBUS)"
+	if cx "$1" "cat /tmp/load.out" | grep -q 'BAD page'; then
+		problem "the workload read a wrong page"
+	fi
+	v=$(cx "$1" "/bin/workload -m 8 -p 2 -q | tail -n 1")
+	[[ "$v" == *"bad=0"* ]] || problem "a new process failed: $v"
+}
+
 #########################################
 # checks every session can use
 #########################################
