@@ -886,34 +886,47 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 	return ret;
 }
 
+/* Entries looked at per hold of a tree lock by ramster_remote_next(). */
+#define RAMSTER_NEXT_SCAN	256
+
 /*
  * The first entry of @tree at or after @offset that @want accepts (NULL:
  * that lives only on other nodes) and that @holder holds (unless that is
  * RAMSTER_NO_NODE), referenced; NULL if none.  @want runs under the tree
- * lock.
+ * lock, which is dropped every RAMSTER_NEXT_SCAN entries: a long run of
+ * entries that do not match holds off no store or load for long.
  */
 struct ramster_entry *
 ramster_remote_next(struct ramster_tree *tree, pgoff_t offset, u8 holder,
 		    bool (*want)(const struct ramster_entry *entry))
 {
 	struct ramster_entry *entry;
-
 	struct rb_node *node;
+	int scanned;
 
-	spin_lock(&tree->lock);
-	entry = ramster_index_next(tree, offset);
-	for (; entry; entry = node ? rb_entry(node, struct ramster_entry,
-					      rbnode) : NULL) {
-		if ((want ? want(entry) : ramster_entry_remote_only(entry)) &&
-		    (holder == RAMSTER_NO_NODE ||
-		     ramster_entry_has_holder(entry, holder))) {
-			ramster_entry_get(entry);
-			break;
+	for (;;) {
+		spin_lock(&tree->lock);
+		entry = ramster_index_next(tree, offset);
+		for (scanned = 0; entry && scanned < RAMSTER_NEXT_SCAN;
+		     scanned++) {
+			if ((want ? want(entry) :
+				    ramster_entry_remote_only(entry)) &&
+			    (holder == RAMSTER_NO_NODE ||
+			     ramster_entry_has_holder(entry, holder))) {
+				ramster_entry_get(entry);
+				spin_unlock(&tree->lock);
+				return entry;
+			}
+			offset = entry->offset + 1;
+			node = rb_next(&entry->rbnode);
+			entry = node ? rb_entry(node, struct ramster_entry,
+						rbnode) : NULL;
 		}
-		node = rb_next(&entry->rbnode);
+		spin_unlock(&tree->lock);
+		if (!entry)
+			return NULL;
+		cond_resched();
 	}
-	spin_unlock(&tree->lock);
-	return entry;
 }
 
 /*
