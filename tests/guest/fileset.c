@@ -326,7 +326,8 @@ static void punch_hole(struct scenario *s)
 	/* Blocks allocated again in part of the hole, then written. */
 	if (fallocate(s->fd, FALLOC_FL_KEEP_SIZE, 44 * PAGE, 4 * PAGE))
 		die("fallocate");
-	write_page(s, 45, 3);
+	for (p = 44; p < 48; p++)
+		write_page(s, p, 3);
 }
 
 /* Pages 8-11 go; every later page moves down by 4: its index changes. */

@@ -3,9 +3,10 @@
 #  1. A filesystem mounted before ramster is loaded gets a pool when it
 #     registers: its evicted pages come back from cleancache.
 #  2. umount closes the pool: its pages are dropped.
-#  3. Another filesystem, whose files have the same inode numbers, is
-#     mounted next: none of the first one's pages is returned for them;
-#     the first one mounted again reads its own data.
+#  3. Another filesystem, whose files have the same inode numbers (made
+#     first, and not written since: a write would invalidate), is mounted
+#     next: none of the first one's pages is returned for them; the first
+#     one mounted again reads its own data.
 #  4. rmmod with only clean pages held (no swap): it works, they are
 #     dropped, the files read right without a backend, and a reload gives
 #     the mounted filesystem a pool again.
@@ -36,6 +37,13 @@ read_twice() {
 	return $rc
 }
 
+# The other filesystem's files, made before anything is in cleancache.
+mount_data 1 /mnt/b || echo "cannot mount data disk 1"
+mkdir -p /mnt/b/set
+/bin/fileset create /mnt/b/set $FILES $PAGES 22
+inodes_b=$(/bin/fileset inodes /mnt/b/set $FILES)
+umount /mnt/b
+
 # 1. Mounted first, then the backend.
 mount_data 0 /mnt/a || echo "cannot mount data disk 0"
 mkdir -p /mnt/a/set
@@ -57,9 +65,6 @@ check cleancache_umount_drops_pool "clean pages $before -> $after, pools $(stat_
 
 # 3. The other filesystem: same inode numbers, other data (seed 22).
 mount_data 1 /mnt/b || echo "cannot mount data disk 1"
-mkdir -p /mnt/b/set
-/bin/fileset create /mnt/b/set $FILES $PAGES 22
-inodes_b=$(/bin/fileset inodes /mnt/b/set $FILES)
 echo "inodes: a: $inodes_a; b: $inodes_b"
 hits=$(read_twice /mnt/b/set 22); rc=$?
 grep BAD /tmp/read1 /tmp/read2 | head -n 3
