@@ -71,6 +71,15 @@ disk_description() {
 	fi
 }
 
+# bench_line LOG: waits for the guest just started, then prints the BENCH:
+# line of its console LOG; fails if there is none, or not with rc=0.
+bench_line() {
+	local line
+	qemu_wait "$QEMU_LAST_PID" 1800 || true
+	line=$(tr -d '\r' < "$1" | grep -m1 '^BENCH: ' || true)
+	[ -n "$line" ] && grep -q ' rc=0 ' <<< "$line" && echo "$line"
+}
+
 one_run() {
 	local config=$1 mult=$2 round=$3 kernel=$PATCHED mode=$1 extra=
 	local log=$OUT/logs/$config-${mult}x-$round.log line
@@ -83,9 +92,7 @@ one_run() {
 		"ramster_test=bench bench_mode=$mode bench_mult=$mult $extra" \
 		-nic none \
 		-drive "$(qemu_swap_drive "$OUT/swap.img" "$(disk_limits)")"
-	qemu_wait "$QEMU_LAST_PID" 1800 || true
-	line=$(tr -d '\r' < "$log" | grep -m1 '^BENCH: ' || true)
-	if [ -z "$line" ] || ! grep -q ' rc=0 ' <<< "$line"; then
+	if ! line=$(bench_line "$log"); then
 		echo "bench: $config ${mult}x round $round FAILED, see $log" >&2
 		echo "$config $mult $round FAIL" >> "$OUT/raw.txt"
 		return
@@ -223,20 +230,29 @@ security_table() {
 	done
 }
 
-bench_security() {
-	local round mode
-	[ "$(id -u)" = 0 ] || { echo "bench: security: network namespaces need root" >&2; return 1; }
-	rm -rf "$OUT/security" "$OUT/security-raw.txt"
-	mkdir -p "$OUT/security"
-	: > "$OUT/security-raw.txt"
-	echo "bench: security: $RUNS rounds x ${#SEC_MODES[@]} modes"
+# interleaved PART RUN TABLE MODE...: RUNS rounds of "RUN MODE ROUND" for
+# every mode (each round runs every mode once, so that the machine's noise
+# spreads over all of them), then TABLE, saved as build/bench/PART.txt
+# beside the raw runs RUN appends to PART-raw.txt.
+interleaved() {
+	local part=$1 run=$2 table=$3 round mode
+	shift 3
+	: > "$OUT/$part-raw.txt"
+	echo "bench: $part: $RUNS rounds x $# modes"
 	for round in $(seq 1 "$RUNS"); do
-		for mode in "${SEC_MODES[@]}"; do
-			security_run "$mode" "$round"
+		for mode in "$@"; do
+			"$run" "$mode" "$round"
 		done
 	done
-	security_table | tee "$OUT/security.txt"
-	echo "bench: saved $OUT/security.txt (raw runs: $OUT/security-raw.txt)"
+	"$table" | tee "$OUT/$part.txt"
+	echo "bench: saved $OUT/$part.txt (raw runs: $OUT/$part-raw.txt)"
+}
+
+bench_security() {
+	[ "$(id -u)" = 0 ] || { echo "bench: security: network namespaces need root" >&2; return 1; }
+	rm -rf "$OUT/security"
+	mkdir -p "$OUT/security"
+	interleaved security security_run security_table "${SEC_MODES[@]}"
 }
 
 #########################################
@@ -252,9 +268,7 @@ reread_run() {
 	mapfile -t disk < <(qemu_data_disk "$OUT/data.img" 0 "$(disk_limits)")
 	qemu_start "$log" "$MEM" 2 "$PATCHED" "$INITRD" \
 		"ramster_test=bench_reread bench_mode=$mode" -nic none "${disk[@]}"
-	qemu_wait "$QEMU_LAST_PID" 1800 || true
-	line=$(tr -d '\r' < "$log" | grep -m1 '^BENCH: ' || true)
-	if [ -z "$line" ] || ! grep -q ' rc=0 ' <<< "$line"; then
+	if ! line=$(bench_line "$log"); then
 		echo "bench: reread $mode round $round FAILED, see $log" >&2
 		echo "$mode $round FAIL" >> "$OUT/reread-raw.txt"
 		return
@@ -292,18 +306,9 @@ reread_table() {
 }
 
 bench_reread() {
-	local round mode
 	mkdir -p "$OUT/logs"
-	: > "$OUT/reread-raw.txt"
-	echo "bench: reread: $RUNS rounds x ${#REREAD_MODES[@]} modes"
-	for round in $(seq 1 "$RUNS"); do
-		for mode in "${REREAD_MODES[@]}"; do
-			reread_run "$mode" "$round"
-		done
-	done
+	interleaved reread reread_run reread_table "${REREAD_MODES[@]}"
 	rm -f "$OUT/data.img"
-	reread_table | tee "$OUT/reread.txt"
-	echo "bench: saved $OUT/reread.txt (raw runs: $OUT/reread-raw.txt)"
 }
 
 #########################################

@@ -44,6 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mix64.h"
+
 #define PAGE		4096UL
 #define MAX_REPORTS	10
 #define HEADER_FMT	"fileset seed %08" PRIx64 " file %05u page %08" PRIu64 \
@@ -56,16 +58,6 @@ static const char vocabulary[] =
 	"come    back    later   without device  access  so      fast    ";
 
 static int reports;
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 static void die(const char *what)
 {
