@@ -480,6 +480,7 @@ static int ramster_remotify_one(void)
 	struct ramster_tree *tree = NULL;
 	struct ramster_entry *entry;
 	struct ramster_put_set *set;
+	struct ramster_wire_page *wp;
 	int k, need, ret, sent;
 	u32 crc;
 
@@ -508,13 +509,12 @@ static int ramster_remotify_one(void)
 	msgs[0] = ramster_put_msg(tree, entry, NULL, 0);
 	if (!msgs[0])
 		goto err_nomem;
-	ramster_local_copy(entry, msgs[0]->payload + sizeof(struct ramster_wire_page));
-	crc = crc32c(0, msgs[0]->payload + sizeof(struct ramster_wire_page),
-		     entry->length);
-	((struct ramster_wire_page *)msgs[0]->payload)->dcrc = cpu_to_le32(crc);
+	wp = (void *)msgs[0]->payload;
+	ramster_local_copy(entry, wp + 1);
+	crc = crc32c(0, wp + 1, entry->length);
+	wp->dcrc = cpu_to_le32(crc);
 	for (k = 1; k < need; k++) {
-		msgs[k] = ramster_put_msg(tree, entry, msgs[0]->payload +
-					  sizeof(struct ramster_wire_page), crc);
+		msgs[k] = ramster_put_msg(tree, entry, wp + 1, crc);
 		if (!msgs[k])
 			goto err_nomem;
 	}

@@ -683,6 +683,7 @@ static int ramster_peer_dispatch(struct ramster_peer *peer,
 	const struct ramster_route *route;
 	int ret;
 
+	WRITE_ONCE(peer->frames_handled, peer->frames_handled + 1);
 	down_read(&ramster_services_rwsem);
 	route = &ramster_routes[hdr->type];
 	if (!route->row)	/* its service went between check and now */

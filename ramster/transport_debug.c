@@ -3,9 +3,10 @@
  * transport_debug.c - the links in debugfs (built with CONFIG_DEBUG_FS)
  *
  * As o2net's netdebug.c: inspection only.  peers/<num>/ gets the link's
- * files (state, link_ups, link_downs); the services add theirs to the
- * same directory.  "links" shows every link on one line.  A peer's files
- * go with the peer (a failed start, module exit): they point into it.
+ * files (state, link_ups, link_downs, frames_handled); the services add
+ * theirs to the same directory.  "links" shows every link on one line.
+ * A peer's files go with the peer (a failed start, module exit): they
+ * point into it.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -42,6 +43,15 @@ static int ramster_peer_downs_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(ramster_peer_downs);
 
+static int ramster_peer_handled_show(struct seq_file *m, void *v)
+{
+	struct ramster_peer *peer = m->private;
+
+	seq_printf(m, "%llu\n", READ_ONCE(peer->frames_handled));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ramster_peer_handled);
+
 /* Every link, one line each ("holders" and "owners" have the pages). */
 static int ramster_links_show(struct seq_file *m, void *v)
 {
@@ -75,6 +85,8 @@ void ramster_peer_debugfs_add(struct ramster_peer *peer)
 					       &ramster_peer_ups_fops);
 	peer->debugfs[2] = debugfs_create_file("link_downs", 0444, dir, peer,
 					       &ramster_peer_downs_fops);
+	peer->debugfs[3] = debugfs_create_file("frames_handled", 0444, dir,
+					       peer, &ramster_peer_handled_fops);
 }
 
 void ramster_peer_debugfs_remove(struct ramster_peer *peer)

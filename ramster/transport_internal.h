@@ -44,6 +44,8 @@ enum ramster_link_state {
  * @last_keepalive: jiffies of the last keepalive queued
  * @link_ups: times the link came up
  * @link_downs: times it went down
+ * @frames_handled: frames of a live link handed to a service or a
+ *	request (written by the peer's thread only)
  * @tx_mutex: serialises the tx work; protects @tx_sock and @tx_aead
  * @tx_sock: the live socket, for the tx work
  * @tx_aead: the live link's sending direction, NULL if insecure
@@ -72,6 +74,7 @@ struct ramster_peer {
 	unsigned long last_keepalive;
 	u64 link_ups;
 	u64 link_downs;
+	u64 frames_handled;
 
 	struct mutex tx_mutex;		/* see above */
 	struct socket *tx_sock;
@@ -79,7 +82,7 @@ struct ramster_peer {
 	struct work_struct tx_work;
 
 	u8 *rxbuf;
-	struct dentry *debugfs[3];
+	struct dentry *debugfs[4];
 };
 
 extern struct ramster_peer *ramster_peers[RAMSTER_MAX_NODES];

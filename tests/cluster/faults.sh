@@ -33,7 +33,6 @@ tap_set() {
 		ip link set "$(node_tap "$1")" "$2"
 }
 
-workload_alive() { cx 1 "kill -0 \$(cat /tmp/load.pid) && echo alive" | grep -q alive; }
 
 start_workload() {
 	local mem held t0
@@ -61,9 +60,7 @@ flap() {
 	tap_set 2 up
 	wait_until 60 peer_state_is 1 2 live || problem "link 1-2 not live again"
 	sleep 20
-	if ! workload_alive && [ -z "$(load_result 1)" ]; then
-		problem "the workload died (SIGBUS?): $(cx 1 'tail -n 2 /tmp/load.out' | tr '\n' ' ')"
-	fi
+	load_not_killed 1
 	FIGURES="$held pages on node 2 when cut, link downs +$(($(dbg 1 peers/2/link_downs) - downs0)), loads that waited +$(($(dbg 1 remote_loads_waited) - waited)), deferred +$(($(dbg 1 remote_loads_deferred) - deferred))"
 }
 
@@ -87,14 +84,7 @@ flap_past_link_timeout() {
 }
 
 flapped_pages_verify() {
-	local bad
-	LOADING=1 watch_loads 1500 1:remote_pages || problem "workload did not finish"
-	bad=$(load_bad 1)
-	case "$bad" in
-	0) ;;
-	none) problem "the workload died (SIGBUS?): $(cx 1 'tail -n 2 /tmp/load.out' | tr '\n' ' ')" ;;
-	*) problem "$bad bad pages" ;;
-	esac
+	verify_load 1
 	FIGURES="$(load_result 1 | sed 's/workload: result //'), frontswap deferred_loads $(cx 1 cat /sys/kernel/debug/frontswap/deferred_loads)"
 }
 

@@ -271,6 +271,30 @@ watch_loads() {
 	done
 }
 
+# workload_alive NODE: the workload whose pid is in /tmp/load.pid runs.
+workload_alive() { cx "$1" "kill -0 \$(cat /tmp/load.pid) && echo alive" | grep -q alive; }
+
+# load_not_killed NODE: a problem if NODE's workload is gone without its
+# result line (killed: SIGBUS).
+load_not_killed() {
+	if ! workload_alive "$1" && [ -z "$(load_result "$1")" ]; then
+		problem "the workload died (SIGBUS?): $(cx "$1" 'tail -n 2 /tmp/load.out' | tr '\n' ' ')"
+	fi
+}
+
+# verify_load NODE: wait for NODE's workload (up to 1500 s); a problem
+# unless it finished with 0 bad pages.
+verify_load() {
+	local bad
+	LOADING=$1 watch_loads 1500 "$1:remote_pages" || problem "workload did not finish"
+	bad=$(load_bad "$1")
+	case "$bad" in
+	0) ;;
+	none) problem "the workload died (SIGBUS?): $(cx "$1" 'tail -n 2 /tmp/load.out' | tr '\n' ' ')" ;;
+	*) problem "$bad bad pages" ;;
+	esac
+}
+
 # park NODE: a workload of a quarter of the node's RAM pushed out to swap
 # by a hog of 2.75x RAM, waiting (memory allocated) until /tmp/ready.go
 # appears.  Once the hog is gone the node has memory to spare (suction's

@@ -21,7 +21,6 @@
 # shellcheck source=tests/cluster/lib.sh
 . "$TOP/tests/cluster/lib.sh"
 
-workload_alive() { cx 1 "kill -0 \$(cat /tmp/load.pid) && echo alive" | grep -q alive; }
 remote_at_least() { [ "$(dbg 1 remote_pages)" -ge "$1" ] 2>/dev/null; }
 under_replicated_is() { [ "$(dbg 1 under_replicated)" = "$1" ]; }
 under_replicated_above_0() { [ "$(dbg 1 under_replicated)" -gt 0 ] 2>/dev/null; }
@@ -56,7 +55,7 @@ two_copies() {
 # presumed dead after remote_lost_ms and its copies counted missing.
 holder_killed() {
 	local held failover0 n remote
-	workload_alive || problem "the workload ended before the kill: nothing was tested"
+	workload_alive 1 || problem "the workload ended before the kill: nothing was tested"
 	held=$(dbg 3 foreign_pages)
 	failover0=$(dbg 1 remote_loads_failover)
 	set_param 1 remote_lost_ms 5000
@@ -71,21 +70,12 @@ holder_killed() {
 	[ $((n * 100)) -le $((remote * 110)) ] 2>/dev/null ||
 		problem "$n pages under-replicated, more than the $remote remote ones"
 	sleep 20
-	if ! workload_alive && [ -z "$(load_result 1)" ]; then
-		problem "the workload died (SIGBUS?): $(cx 1 'tail -n 2 /tmp/load.out' | tr '\n' ' ')"
-	fi
+	load_not_killed 1
 	FIGURES="node 3 held $held pages when killed; $(dbg 1 under_replicated) under-replicated after remote_lost_ms, $(dbg 1 replicas_lost) copies forgotten, loads served by the other replica after a failure +$(($(dbg 1 remote_loads_failover) - failover0))"
 }
 
 pages_verify() {
-	local bad
-	LOADING=1 watch_loads 1500 1:remote_pages || problem "workload did not finish"
-	bad=$(load_bad 1)
-	case "$bad" in
-	0) ;;
-	none) problem "the workload died (SIGBUS?): $(cx 1 'tail -n 2 /tmp/load.out' | tr '\n' ' ')" ;;
-	*) problem "$bad bad pages" ;;
-	esac
+	verify_load 1
 	FIGURES="$(load_result 1 | sed 's/workload: result //'), remote loads $(dbg 1 remote_loads), failed $(dbg 1 remote_loads_failed), deferred $(dbg 1 remote_loads_deferred)"
 }
 
