@@ -27,6 +27,7 @@
 #include <linux/swap.h>
 
 #include "ramster.h"
+#include "cleancache.h"
 #include "holders.h"
 #include "index.h"
 #include "lender.h"
@@ -149,6 +150,8 @@ static int ramster_frontswap_store(unsigned int type, pgoff_t offset,
 		ramster_stat_inc(RAMSTER_STAT_REJECT_NO_AREA);
 		return -ENODEV;
 	}
+	/* Clean pages (cleancache.c) give way to swap pages. */
+	ramster_clean_make_room(&ramster_limits);
 	if (ramster_local_full(&ramster_limits)) {
 		/* This page goes to the device; later ones may fit again. */
 		ramster_remote_kick();
@@ -382,11 +385,18 @@ static int __init ramster_init(void)
 	if (ret)
 		goto err_unregister;
 
+	/* Last up, first down: clean pages, as a cleancache backend. */
+	ret = ramster_clean_init(&ramster_limits);
+	if (ret)
+		goto err_exit_suction;
+
 	pr_info("registered: compressor %s, max_pool_percent %u, writethrough %s\n",
 		compressor, ramster_limits.max_pool_percent,
 		writethrough ? "on" : "off");
 	return 0;
 
+err_exit_suction:
+	ramster_suction_exit();
 err_unregister:
 	frontswap_unregister_ops(&ramster_frontswap_ops);
 err_exit_lifecycle:
@@ -417,6 +427,8 @@ static void __exit ramster_exit(void)
 	unsigned int type;
 	int ret;
 
+	/* Clean pages pin nothing: they are dropped. */
+	ramster_clean_exit();
 	/*
 	 * The module count is zero, so no entry exists and none can be
 	 * created (try_module_get() fails from now on): unregistering

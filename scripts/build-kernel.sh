@@ -12,6 +12,12 @@
 # .config because merge_config.sh drops options with unmet dependencies
 # without failing.
 #
+# RAMSTER_FRAGMENT_LATER_OK=1 (check-bisect.sh, and the vanilla kernel): a
+# tree with only a prefix of the series, or none of it, may not define an
+# option the fragment sets for a later patch (e.g. CONFIG_CLEANCACHE);
+# such an option is skipped, with a message, instead of failing.  An
+# option the tree does define is still checked.
+#
 # Re-running is incremental.  What is applied is recorded by content: when the
 # series or a patch changes, the old series is reverse-applied (so touched
 # files get new mtimes and make rebuilds them) and the new one applied.
@@ -104,6 +110,11 @@ prepare_tree() {
 	echo "$want" > "$src/.ramster-applied/stamp"
 }
 
+# defined_in_tree SRC CONFIG_X: does a Kconfig file of SRC define X?
+defined_in_tree() {
+	grep -rqsE --include='Kconfig*' "^[[:space:]]*(menu)?config ${2#CONFIG_}\$" "$1"
+}
+
 configure() {
 	local src=$1 obj=$2 want have opt line frag names
 	want=$( { cat "$FRAGMENT" "${EXTRA_FRAGMENTS[@]}"
@@ -133,7 +144,11 @@ configure() {
 			"# CONFIG_"*" is not set") opt=${line#\# }; opt=${opt%% *} ;;
 			*) continue ;;
 			esac
-			if ! grep -qx -- "$line" "$obj/.config"; then
+			if ! grep -qx -- "$line" "$obj/.config" &&
+				[ "${RAMSTER_FRAGMENT_LATER_OK:-}" = 1 ] &&
+				! defined_in_tree "$src" "$opt"; then
+				log "$opt: not in this tree (a later patch's), skipped"
+			elif ! grep -qx -- "$line" "$obj/.config"; then
 				echo "build-kernel: $(basename "$frag"): $opt: wanted" \
 					"'$line', got '$(grep -E "^(# )?${opt}[= ]" \
 					"$obj/.config" || echo unset)'" >&2

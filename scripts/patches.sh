@@ -5,6 +5,10 @@
 #                                  vanilla files the series touches as its
 #                                  first commit and one commit per patch
 #                                  (git am); edit, commit --fixup, rebase
+#   scripts/patches.sh add FILE... vanilla copies of more files, for a
+#                                  patch about to touch them: folded into
+#                                  the "vanilla" commit, the series rebased
+#                                  on it (FILE: a path in the kernel tree)
 #   scripts/patches.sh export      write the commits after "vanilla" back
 #                                  to kernel-patches/ and the series file
 set -euo pipefail
@@ -44,6 +48,31 @@ workspace() {
 	echo "patches: workspace in $KDEV, $(series | wc -l) patches on top of tag 'vanilla'"
 }
 
+# Files no patch touches yet are not in the workspace: a patch that creates
+# or edits one needs the vanilla file (or its absence) in the base commit,
+# or it would carry the whole file.
+add_files() {
+	local old base f
+	[ -d "$KDEV/.git" ] || die "no workspace: scripts/patches.sh workspace"
+	[ $# -gt 0 ] || die "usage: scripts/patches.sh add FILE..."
+	git -C "$KDEV" diff --quiet HEAD || die "$KDEV has uncommitted changes"
+	old=$(git -C "$KDEV" symbolic-ref --short HEAD) ||
+		die "$KDEV: not on a branch"
+	git -C "$KDEV" checkout -q vanilla
+	for f in "$@"; do
+		tar -C "$KDEV" --strip-components=1 -xJf "$TARBALL" \
+			"linux-source-6.1/$f" || die "$f: not in $(basename "$TARBALL")"
+		git -C "$KDEV" add -- "$f"
+	done
+	git -C "$KDEV" -c user.name=vanilla -c user.email=vanilla@localhost \
+		commit -q --amend --no-edit
+	base=$(git -C "$KDEV" rev-parse HEAD)
+	git -C "$KDEV" rebase -q --onto "$base" vanilla "$old" ||
+		die "rebase onto the new vanilla failed: see $KDEV"
+	git -C "$KDEV" tag -f vanilla "$base" >/dev/null
+	echo "patches: added $# file(s) to the vanilla commit"
+}
+
 export_series() {
 	[ -d "$KDEV/.git" ] || die "no workspace: scripts/patches.sh workspace"
 	rm -f "$PATCHES"/*.patch
@@ -54,6 +83,7 @@ export_series() {
 
 case "${1:-}" in
 workspace) workspace ;;
+add) shift; add_files "$@" ;;
 export) export_series ;;
-*) die "usage: scripts/patches.sh workspace|export" ;;
+*) die "usage: scripts/patches.sh workspace|add FILE...|export" ;;
 esac

@@ -8,6 +8,8 @@
 #   qemu_add_swap_disk FILE [,OPTIONS] / qemu_add_tap_nic TAP MAC /
 #   qemu_add_agent SOCKET / qemu_add_secret NAME FILE
 #                         append a device (or a fw_cfg file) to QEMU_CMD
+#   qemu_swap_drive FILE  the -drive value of a swap disk
+#   qemu_data_disk FILE N the arguments of data disk N
 #   qemu_start ...        qemu_command, then run it in the background
 #
 # Every QEMU process qemu_start starts is recorded in QEMU_PIDS, and
@@ -166,8 +168,28 @@ qemu_swap_drive() {
 	echo "file=$1,if=virtio,format=raw,cache=unsafe${2:-}"
 }
 
+# qemu_data_disk FILE N [,MORE-DRIVE-OPTIONS]: the QEMU arguments for data
+# disk N, one per line (mapfile them): a virtio disk with the serial
+# "dataN", which the guest finds it by (/sys/block/vd*/serial), whatever
+# letter it gets.
+qemu_data_disk() {
+	printf '%s\n' -drive "file=$1,if=none,id=data$2,format=raw,cache=unsafe${3:-}" \
+		-device "virtio-blk-pci,drive=data$2,serial=data$2"
+}
+
 # A sparse raw disk for swap.
 make_swap_disk() {
 	rm -f "$1"
 	truncate -s "${2:-1G}" "$1"
+}
+
+# make_ext4_disk FILE SIZE LABEL: a raw disk with an empty ext4 filesystem,
+# made by the host's mkfs.ext4 on a file (nothing is mounted on the host):
+# 4 KiB blocks, a page each (cleancache keeps only such pages), and inode
+# tables and journal written now, not by the guest while it measures.
+make_ext4_disk() {
+	rm -f "$1"
+	truncate -s "$2" "$1"
+	mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 \
+		-L "$3" "$1" >&2
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench (tests/bench.sh [swap] [security]; both by default).
+# make bench (tests/bench.sh [swap] [security] [reread]; all by default).
 #
 # swap: the same workload, in the same guest shape, under
 #   disk      the patched kernel, no frontswap backend (plain disk swap)
@@ -26,6 +26,16 @@
 # 1024 loads), and the median of 20 handshakes of ramster-fuzz as node 9
 # (from node 2's VM: its user-space crypto through AF_ALG, plus the
 # node's side).  Saved in build/bench/security.txt.
+#
+# reread: cleancache (issue 12).  A file set of twice the guest's RAM on an
+# ext4 data disk (throttled as the swap disk is), created, evicted, then
+# read twice, the second time in a shuffled order
+# (tests/guest/cases/bench_reread.sh), RUNS interleaved rounds of
+#   none        the patched kernel, no backend: every miss reads the disk
+#   cleancache  ramster loaded (its local tier keeps clean pages)
+# Medians of each pass's time, the ratio of the second pass to "none", the
+# second pass's cleancache hits and sectors read.  Saved in
+# build/bench/reread.txt.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,6 +71,15 @@ disk_description() {
 	fi
 }
 
+# bench_line LOG: waits for the guest just started, then prints the BENCH:
+# line of its console LOG; fails if there is none, or not with rc=0.
+bench_line() {
+	local line
+	qemu_wait "$QEMU_LAST_PID" 1800 || true
+	line=$(tr -d '\r' < "$1" | grep -m1 '^BENCH: ' || true)
+	[ -n "$line" ] && grep -q ' rc=0 ' <<< "$line" && echo "$line"
+}
+
 one_run() {
 	local config=$1 mult=$2 round=$3 kernel=$PATCHED mode=$1 extra=
 	local log=$OUT/logs/$config-${mult}x-$round.log line
@@ -73,9 +92,7 @@ one_run() {
 		"ramster_test=bench bench_mode=$mode bench_mult=$mult $extra" \
 		-nic none \
 		-drive "$(qemu_swap_drive "$OUT/swap.img" "$(disk_limits)")"
-	qemu_wait "$QEMU_LAST_PID" 1800 || true
-	line=$(tr -d '\r' < "$log" | grep -m1 '^BENCH: ' || true)
-	if [ -z "$line" ] || ! grep -q ' rc=0 ' <<< "$line"; then
+	if ! line=$(bench_line "$log"); then
 		echo "bench: $config ${mult}x round $round FAILED, see $log" >&2
 		echo "$config $mult $round FAIL" >> "$OUT/raw.txt"
 		return
@@ -186,10 +203,11 @@ security_run() {
 		"$mode" "$round" "$(tail -n 1 "$OUT/security-raw.txt" | cut -d' ' -f3-)"
 }
 
-# sec_median MODE FIELD: median of a column over the rounds, or "-".
+# sec_median MODE FIELD [FILE]: median of a column over the rounds, or "-"
+# (FILE: under build/bench/, security-raw.txt unless given).
 sec_median() {
 	awk -v m="$1" -v f="$2" '$1 == m && $3 != "FAIL" && $f != "-" { print $f }' \
-		"$OUT/security-raw.txt" | sort -n |
+		"$OUT/${3:-security-raw.txt}" | sort -n |
 		awk '{ v[NR] = $1 } END {
 			if (NR == 0) { print "-"; exit }
 			if (NR % 2) print v[(NR + 1) / 2];
@@ -212,20 +230,85 @@ security_table() {
 	done
 }
 
-bench_security() {
-	local round mode
-	[ "$(id -u)" = 0 ] || { echo "bench: security: network namespaces need root" >&2; return 1; }
-	rm -rf "$OUT/security" "$OUT/security-raw.txt"
-	mkdir -p "$OUT/security"
-	: > "$OUT/security-raw.txt"
-	echo "bench: security: $RUNS rounds x ${#SEC_MODES[@]} modes"
+# interleaved PART RUN TABLE MODE...: RUNS rounds of "RUN MODE ROUND" for
+# every mode (each round runs every mode once, so that the machine's noise
+# spreads over all of them), then TABLE, saved as build/bench/PART.txt
+# beside the raw runs RUN appends to PART-raw.txt.
+interleaved() {
+	local part=$1 run=$2 table=$3 round mode
+	shift 3
+	: > "$OUT/$part-raw.txt"
+	echo "bench: $part: $RUNS rounds x $# modes"
 	for round in $(seq 1 "$RUNS"); do
-		for mode in "${SEC_MODES[@]}"; do
-			security_run "$mode" "$round"
+		for mode in "$@"; do
+			"$run" "$mode" "$round"
 		done
 	done
-	security_table | tee "$OUT/security.txt"
-	echo "bench: saved $OUT/security.txt (raw runs: $OUT/security-raw.txt)"
+	"$table" | tee "$OUT/$part.txt"
+	echo "bench: saved $OUT/$part.txt (raw runs: $OUT/$part-raw.txt)"
+}
+
+bench_security() {
+	[ "$(id -u)" = 0 ] || { echo "bench: security: network namespaces need root" >&2; return 1; }
+	rm -rf "$OUT/security"
+	mkdir -p "$OUT/security"
+	interleaved security security_run security_table "${SEC_MODES[@]}"
+}
+
+#########################################
+# reread: a file set read twice, with and without cleancache
+#########################################
+REREAD_MODES=(none cleancache)
+
+# reread_run MODE ROUND: one boot, one line of build/bench/reread-raw.txt:
+# MODE ROUND PASS1_MS PASS2_MS PAGES HITS2 SECTORS1 SECTORS2.
+reread_run() {
+	local mode=$1 round=$2 log=$OUT/logs/reread-$1-$2.log line v disk
+	make_ext4_disk "$OUT/data.img" "$((MEM * 3))M" data0
+	mapfile -t disk < <(qemu_data_disk "$OUT/data.img" 0 "$(disk_limits)")
+	qemu_start "$log" "$MEM" 2 "$PATCHED" "$INITRD" \
+		"ramster_test=bench_reread bench_mode=$mode" -nic none "${disk[@]}"
+	if ! line=$(bench_line "$log"); then
+		echo "bench: reread $mode round $round FAILED, see $log" >&2
+		echo "$mode $round FAIL" >> "$OUT/reread-raw.txt"
+		return
+	fi
+	v=$(for f in pass1_ms pass2_ms pages hits2 sectors1 sectors2; do
+		sed -n "s/.* $f=\([0-9]*\).*/\1/p" <<< "$line"
+	done | tr '\n' ' ')
+	echo "$mode $round ${v% }" >> "$OUT/reread-raw.txt"
+	printf '[bench %4ss] reread %-10s round %s: %s\n' \
+		"$(($(date +%s) - START))" "$mode" "$round" "${v% }"
+}
+
+reread_table() {
+	local mode p2 base
+	echo "RAMster re-read benchmark (cleancache): ${MEM} MiB guest, $QEMU_ACCEL,"
+	echo "ext4 on $(disk_description);"
+	echo "a file set of 2x RAM (text-like pages, ~2:1 with lz4, 1 in 8 random) read"
+	echo "forward, then again shuffled; medians of $RUNS interleaved runs (ms, lower"
+	echo "is better); ratio: pass 2 to pass 2 of 'none'; hit rate: pass 2's gets"
+	echo "from cleancache over its pages."
+	echo
+	printf '%-11s %9s %9s %7s %9s %10s %10s\n' mode pass1_ms pass2_ms ratio "hit rate" sectors1 sectors2
+	base=$(sec_median none 4 reread-raw.txt)
+	for mode in "${REREAD_MODES[@]}"; do
+		p2=$(sec_median "$mode" 4 reread-raw.txt)
+		printf '%-11s %9s %9s %7s %8s%% %10s %10s\n' "$mode" \
+			"$(sec_median "$mode" 3 reread-raw.txt)" "$p2" \
+			"$(ratio "$p2" "$base")" \
+			"$(awk -v m="$mode" '$1 == m && $3 != "FAIL" { h += $6; p += $5 }
+				END { if (p) printf "%.1f", 100 * h / p; else print "-" }' \
+				"$OUT/reread-raw.txt")" \
+			"$(sec_median "$mode" 7 reread-raw.txt)" \
+			"$(sec_median "$mode" 8 reread-raw.txt)"
+	done
+}
+
+bench_reread() {
+	mkdir -p "$OUT/logs"
+	interleaved reread reread_run reread_table "${REREAD_MODES[@]}"
+	rm -f "$OUT/data.img"
 }
 
 #########################################
@@ -251,7 +334,7 @@ bench_swap() {
 }
 
 main() {
-	local parts=(swap security) part f
+	local parts=(swap security reread) part f
 	[ $# -eq 0 ] || parts=("$@")
 	qemu_traps cleanup
 	for f in "$PATCHED" "$INITRD"; do
@@ -263,7 +346,8 @@ main() {
 		case "$part" in
 		swap) bench_swap ;;
 		security) bench_security ;;
-		*) echo "usage: tests/bench.sh [swap] [security]" >&2; exit 2 ;;
+		reread) bench_reread ;;
+		*) echo "usage: tests/bench.sh [swap] [security] [reread]" >&2; exit 2 ;;
 		esac
 	done
 }

@@ -13,8 +13,8 @@
 #                       cluster.conf checker, the private network, a
 #                       launcher "up" that fails cleans up
 #   tests/guest/cases/  one guest boot per case; the header also gives
-#                       "# memory:", "# timeout:", "# swap disk:" and
-#                       "# kernel args:".  Every result of a boot whose
+#                       "# memory:", "# timeout:", "# swap disk:",
+#                       "# data disk:" and "# kernel args:".  Every result of a boot whose
 #                       console shows an oops, a BUG, a WARNING or a hung
 #                       task fails.
 #   tests/cluster/      one cluster per session (over tests/cluster/lib.sh),
@@ -354,14 +354,30 @@ debug_checkers_test() {
 		"${problem:+$problem (see $log)}"
 }
 
+# data_disks DIR SPEC: "# data disk: ext4 SIZE [SIZE...]": one ext4 image
+# per size in DIR (make_ext4_disk).  Prints their QEMU arguments, one per
+# line (qemu_data_disk: data disk N has the serial dataN, which the guest
+# finds it by, data_disk N in lib.sh).
+data_disks() {
+	local dir=$1 fs size n=0
+	read -r fs _ <<< "$2"
+	[ "$fs" = ext4 ] || { echo "data disk: only ext4, not '$fs'" >&2; return 1; }
+	for size in ${2#ext4}; do
+		make_ext4_disk "$dir/data$n.img" "$size" "data$n" || return 1
+		qemu_data_disk "$dir/data$n.img" "$n"
+		n=$((n + 1))
+	done
+}
+
 # run_case FILE: one guest boot for a case of tests/guest/cases/.
 run_case() {
-	local file=$1 name mem timeout disk append results dir log r line
+	local file=$1 name mem timeout disk data append results dir log r line
 	name=$(basename "$file" .sh)
 	mem=$(header "$file" memory)
 	mem=${mem%M}
 	timeout=$(($(header "$file" timeout) * SCALE))
 	disk=$(header "$file" "swap disk")
+	data=$(header "$file" "data disk")
 	append=$(header "$file" "kernel args")
 	results=$(results_of "$file")
 	dir=$LOGS/$name
@@ -373,6 +389,14 @@ run_case() {
 		make_swap_disk "$dir/swap.img" 1G
 		qemu_args+=(-drive "$(qemu_swap_drive "$dir/swap.img")")
 	fi
+	if [ -n "$data" ]; then
+		local drives
+		if ! drives=$(data_disks "$dir" "$data"); then
+			missing_results "$results" " " "cannot make the data disk ($data)"
+			return
+		fi
+		mapfile -t -O "${#qemu_args[@]}" qemu_args <<< "$drives"
+	fi
 
 	echo "# [$(elapsed)] case $name: ${mem} MiB guest, timeout ${timeout}s, log $log"
 	qemu_start "$log" "$mem" 2 "$KERNEL" "$INITRD" \
@@ -380,7 +404,7 @@ run_case() {
 	local timed_out=no
 	qemu_wait "$QEMU_LAST_PID" "$timeout" || timed_out=yes
 	echo "# [$(elapsed)] case $name: guest exited (timed out: $timed_out)"
-	rm -f "$dir/swap.img"	# up to 1 GiB each; the console log stays
+	rm -f "$dir/swap.img" "$dir"/data*.img	# the console log stays
 
 	local problem
 	problem=$(console_problem "$log")

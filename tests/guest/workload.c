@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mix64.h"
+
 #define PAGE		4096UL
 #define MAX_REPORTS	20
 
@@ -55,16 +57,6 @@ struct area {
 	uint64_t seed;
 	const char *marker;	/* "" or the start of compressible pages */
 };
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 static uint64_t page_key(const struct area *a, size_t idx, uint32_t ver)
 {

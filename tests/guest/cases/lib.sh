@@ -9,6 +9,9 @@
 #   # memory: 128M         guest RAM
 #   # timeout: 600         seconds before the guest is killed
 #   # swap disk: yes|no    a 1 GiB swap disk as /dev/vda
+#   # data disk: ext4 SIZE [SIZE...]
+#                          one ext4 disk per size, made by the host; data
+#                          disk N is $(data_disk N)
 #   # kernel args: ...     more kernel command line (optional)
 #
 # A file without "# results:" is not a test case (bench.sh is run by
@@ -20,6 +23,7 @@ RAMSTER=$DBG/ramster
 # The controls (leave, drain, shrink_target): sysfs, not debugfs.
 export CONTROL=/sys/module/ramster/control
 FRONTSWAP=$DBG/frontswap
+CLEANCACHE=$DBG/cleancache
 MODDIR=/lib/modules
 
 ok() { echo "RESULT: ok $1"; }
@@ -38,9 +42,52 @@ stat_of() { cat "$RAMSTER/$1"; }
 fs_stat() { cat "$FRONTSWAP/$1"; }
 vmstat_of() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 ram_mib() { awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo; }
+cc_stat() { cat "$CLEANCACHE/$1"; }
+
+# data_disk N: the device of data disk N (QEMU gave it the serial dataN).
+data_disk() {
+	local b
+	for b in /sys/block/vd*; do
+		if [ "$(cat "$b/serial" 2>/dev/null)" = "data$1" ]; then
+			echo "/dev/${b##*/}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# mount_data N DIR: mount data disk N (ext4) on DIR.
+mount_data() {
+	mkdir -p "$2" && mount -t ext4 "$(data_disk "$1")" "$2"
+}
+
+# sectors_read DEV: 512-byte sectors read from DEV since boot.
+sectors_read() { awk '{ print $3 }' "/sys/block/${1#/dev/}/stat"; }
+
+# evict: every clean page leaves the page cache (to cleancache, if any).
+# Only the page cache: dropping slab caches too (3) runs every shrinker,
+# ramster's clean pages' as well, which would empty cleancache.
+evict() {
+	sync
+	echo 1 > /proc/sys/vm/drop_caches
+}
+
+# swap_dev: the swap disk, /dev/vda unless a data disk took that name
+# (data disks have a serial, the swap disk none).
+swap_dev() {
+	local b
+	for b in /sys/block/vd*; do
+		case "$(cat "$b/serial" 2>/dev/null)" in
+		data*) ;;
+		*) echo "/dev/${b##*/}"; return 0 ;;
+		esac
+	done
+	return 1
+}
 
 swap_on() {
-	mkswap /dev/vda >/dev/null && swapon /dev/vda
+	local dev
+	dev=$(swap_dev) && mkswap "$dev" >/dev/null && swapon "$dev"
 }
 
 # Single-guest cases count pages precisely: the suction thread would move
@@ -86,4 +133,7 @@ show_stats() {
 	echo "--- ramster: $(cat "$RAMSTER/summary" 2>/dev/null || echo not loaded)"
 	echo "--- frontswap: loads=$(fs_stat loads) succ_stores=$(fs_stat succ_stores) failed_stores=$(fs_stat failed_stores) invalidates=$(fs_stat invalidates) curr_pages=$(fs_stat curr_pages 2>/dev/null)"
 	echo "--- vmstat: pswpin=$(vmstat_of pswpin) pswpout=$(vmstat_of pswpout)"
+	if [ -d "$CLEANCACHE" ]; then
+		echo "--- cleancache: succ_gets=$(cc_stat succ_gets) failed_gets=$(cc_stat failed_gets) puts=$(cc_stat puts) invalidates=$(cc_stat invalidates)"
+	fi
 }
