@@ -67,15 +67,19 @@
 
 /*
  * Allocations in put_page, under i_pages and from reclaim: no sleep, no
- * reclaim but waking kswapd.  In reclaim (PF_MEMALLOC) they may dip into
- * the reserves, as the swap paths' do: a put is followed by the freeing
- * of a whole page, and takes at most three quarters of one
- * (max_compressed_percent) and an entry.
+ * reclaim but waking kswapd, and never from the emergency reserves even
+ * in reclaim (PF_MEMALLOC): those are for swap-out and the links that
+ * carry it, and a clean page can always be refused.
  */
-#define CLEAN_GFP	(__GFP_NOWARN | __GFP_KSWAPD_RECLAIM)
+#define CLEAN_GFP	(__GFP_NOWARN | __GFP_KSWAPD_RECLAIM | __GFP_NOMEMALLOC)
 
-/* Entries unlinked per lock hold when a whole pool goes. */
+/*
+ * Entries unlinked per lock hold (with interrupts disabled) when many go:
+ * a whole pool or file, or the room given to swap pages.
+ */
 #define CLEAN_DROP_BATCH	256
+/* Oldest entries a put may evict to fit; beyond that it is refused. */
+#define CLEAN_PUT_EVICT_MAX	32
 
 static bool cleancache = true;
 module_param(cleancache, bool, 0444);
@@ -340,15 +344,18 @@ void ramster_clean_make_room(const struct ramster_local_limits *limits)
 	unsigned long flags, dropped;
 	u64 room;
 
-	if (!READ_ONCE(ramster_clean.bytes))
-		return;
 	room = ramster_clean_room(totalram_pages(),
 				  ramster_local_pool_pages() + 1,
 				  limits->max_pool_percent, 100);
-	spin_lock_irqsave(&ramster_clean.lock, flags);
-	dropped = ramster_clean_drop_oldest(room, ULONG_MAX);
-	spin_unlock_irqrestore(&ramster_clean.lock, flags);
-	ramster_stat_add(RAMSTER_STAT_CLEAN_EVICTED_FOR_SWAP, dropped);
+	if (READ_ONCE(ramster_clean.bytes) <= room)
+		return;
+	/* A batch per hold: interrupts come back between them. */
+	do {
+		spin_lock_irqsave(&ramster_clean.lock, flags);
+		dropped = ramster_clean_drop_oldest(room, CLEAN_DROP_BATCH);
+		spin_unlock_irqrestore(&ramster_clean.lock, flags);
+		ramster_stat_add(RAMSTER_STAT_CLEAN_EVICTED_FOR_SWAP, dropped);
+	} while (dropped == CLEAN_DROP_BATCH);
 }
 
 static unsigned long ramster_clean_count(struct shrinker *shrinker,
@@ -405,8 +412,10 @@ static struct ramster_clean_entry *ramster_clean_pack(struct page *page)
 	}
 	comp = this_cpu_ptr(ramster_clean.comps);
 	ret = crypto_comp_compress(comp->tfm, src, PAGE_SIZE, comp->buf, &dlen);
+	/* Kept in a kmalloc object: what it really takes must save memory. */
 	if (ret || ramster_compressed_too_big(dlen,
-					      limits->max_compressed_percent)) {
+					      limits->max_compressed_percent) ||
+	    kmalloc_size_roundup(dlen) >= PAGE_SIZE) {
 		ramster_stat_inc(RAMSTER_STAT_CLEAN_REJECT_COMPRESS_POOR);
 		goto err_free;
 	}
@@ -582,7 +591,18 @@ static void ramster_clean_put_page(int pool_id, struct cleancache_filekey key,
 		ramster_clean_entry_free(e);
 		goto out_unlock;
 	}
-	evicted = ramster_clean_drop_oldest(room - e->charge, ULONG_MAX);
+	/*
+	 * A bounded eviction under i_pages: after a limit was lowered the
+	 * excess goes a little per put, and the shrinker and swap stores
+	 * take it in batches; a put that still does not fit is refused.
+	 */
+	evicted = ramster_clean_drop_oldest(room - e->charge,
+					    CLEAN_PUT_EVICT_MAX);
+	if (ramster_clean.bytes + e->charge > room) {
+		ramster_stat_inc(RAMSTER_STAT_CLEAN_REJECT_FULL);
+		ramster_clean_entry_free(e);
+		goto out_unlock;
+	}
 	e->pool = pool_id;
 	e->key = key;
 	e->index = index;
@@ -613,11 +633,14 @@ static void ramster_clean_invalidate_page(int pool_id,
 static void ramster_clean_invalidate_inode(int pool_id,
 					   struct cleancache_filekey key)
 {
-	unsigned long flags;
+	unsigned long flags, dropped;
 
-	spin_lock_irqsave(&ramster_clean.lock, flags);
-	ramster_clean_drop(pool_id, &key, ULONG_MAX);
-	spin_unlock_irqrestore(&ramster_clean.lock, flags);
+	/* A batch per hold: a large file does not keep interrupts off. */
+	do {
+		spin_lock_irqsave(&ramster_clean.lock, flags);
+		dropped = ramster_clean_drop(pool_id, &key, CLEAN_DROP_BATCH);
+		spin_unlock_irqrestore(&ramster_clean.lock, flags);
+	} while (dropped == CLEAN_DROP_BATCH);
 }
 
 /* Close a pool (its last user): every page of it goes, then its id. */
@@ -753,6 +776,12 @@ int ramster_clean_init(const struct ramster_local_limits *limits)
 	if (ret)
 		goto err_free_comps;
 	ret = cleancache_register_ops(&ramster_cleancache_ops);
+	if (ret == -EBUSY) {
+		/* Clean pages are optional: swap pages do not wait for them. */
+		pr_warn("another cleancache backend is registered: keeping swap pages only\n");
+		ret = 0;
+		goto err_unregister_shrinker;
+	}
 	if (ret) {
 		pr_err("cannot register with cleancache (%d)\n", ret);
 		goto err_unregister_shrinker;
