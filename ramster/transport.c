@@ -683,12 +683,14 @@ static int ramster_peer_dispatch(struct ramster_peer *peer,
 	const struct ramster_route *route;
 	int ret;
 
-	WRITE_ONCE(peer->frames_handled, peer->frames_handled + 1);
 	down_read(&ramster_services_rwsem);
 	route = &ramster_routes[hdr->type];
-	if (!route->row)	/* its service went between check and now */
-		ret = -EPROTO;
-	else if (!route->row->fn)
+	if (!route->row) {	/* its service went between check and now */
+		up_read(&ramster_services_rwsem);
+		return -EPROTO;
+	}
+	WRITE_ONCE(peer->frames_handled, peer->frames_handled + 1);
+	if (!route->row->fn)
 		ret = ramster_peer_reply(peer, hdr, payload);
 	else
 		ret = route->row->fn(route->svc->ctx, peer->info.num, hdr,
