@@ -33,7 +33,6 @@ tap_set() {
 		ip link set "$(node_tap "$1")" "$2"
 }
 
-
 start_workload() {
 	local mem held t0
 	mem=$(node_mem 1)

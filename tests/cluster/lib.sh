@@ -271,7 +271,8 @@ watch_loads() {
 	done
 }
 
-# workload_alive NODE: the workload whose pid is in /tmp/load.pid runs.
+# workload_alive NODE: the workload whose pid is in /tmp/load.pid runs
+# (the parking workloads write it; load_bg does not).
 workload_alive() { cx "$1" "kill -0 \$(cat /tmp/load.pid) && echo alive" | grep -q alive; }
 
 # load_not_killed NODE: a problem if NODE's workload is gone without its

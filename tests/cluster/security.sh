@@ -267,7 +267,7 @@ fuzzer_authenticated_frames() {
 	work_done 2 "malformed frames"
 	[ "$(dbg 1 peers/2/link_downs)" = "$downs0" ] || problem "link 1-2 went down"
 	check_consoles_clean
-	FIGURES="without the key: $keyless cases closed, nothing past the handshake (node 9's frames handled: +0); with it: +$(($(dbg 1 peers/9/frames_handled) - handled9)) frames handled, $(fuzz_cases) malformed authenticated frames closed and counted, 0 bad; handshake $hs"
+	FIGURES="without the key: $keyless cases closed, nothing past the handshake (node 9's frames handled: +0); with it: +$(delta "n=$handled9" "n=$(dbg 1 peers/9/frames_handled)" n) frames handled, $(fuzz_cases) malformed authenticated frames closed and counted, 0 bad; handshake $hs"
 }
 
 #########################################
