@@ -344,6 +344,9 @@ void ramster_clean_make_room(const struct ramster_local_limits *limits)
 	unsigned long flags, dropped;
 	u64 room;
 
+	/* Every swap store comes here: nothing to compute without clean pages. */
+	if (!READ_ONCE(ramster_clean.bytes))
+		return;
 	room = ramster_clean_room(totalram_pages(),
 				  ramster_local_pool_pages() + 1,
 				  limits->max_pool_percent, 100);
