@@ -17,6 +17,22 @@
  *    gives memory back: a clean page costs a device read, no more;
  *  - at rmmod: clean pages pin nothing, the module unloads without them.
  *
+ * Remote copies.  With clean_remote=Y, a worker copies the oldest clean
+ * pages to peers as ephemeral pages (ephemeral.c) while the pool is above
+ * clean_remote_percent of its room.  An acknowledged copy makes the entry
+ * local and remote at once (the data of a generation never changes), so
+ * the eviction above stays atomic and immediate: an evicted entry that
+ * has a remote copy only loses its data and goes to the young end of the
+ * LRU (remote-only, a small charge); one without is dropped.  A get of a
+ * remote-only entry (get_page may sleep: it runs on the read paths, with
+ * no spinlock held) fetches the data from the peer with a short timeout;
+ * any failure is a miss and unlinks the entry, so the next read goes to
+ * the disk.  Peers may drop ephemeral pages whenever they like.  When an
+ * entry with a remote copy is unlinked for any reason, it waits on a
+ * list for the worker to send the peer an INVALIDATE; if that is lost,
+ * the peer keeps a page nobody will ask for (a generation is never
+ * reused), until it drops it.
+ *
  * A page is named by (pool, file key, index), a pool per filesystem, and
  * each kept version by a generation.  Coherency, after the rules of
  * Documentation/mm/cleancache.rst:
@@ -39,10 +55,13 @@
  * used with interrupts disabled, not compress.c's, which sleep on a
  * mutex.
  *
- * Lock order: i_pages (the caller's) -> ramster_clean.lock -> slab.
+ * Lock order: i_pages (the caller's) -> ramster_clean.lock -> slab, and
+ * the workqueue's lock (queue_work() from under it).  Nothing touches the
+ * network under ramster_clean.lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/cleancache.h>
 #include <linux/crypto.h>
 #include <linux/highmem.h>
@@ -57,10 +76,14 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uuid.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "ramster.h"
 #include "cleancache.h"
 #include "compress.h"
+#include "ephemeral.h"
+#include "index.h"
 #include "local.h"
 #include "policy.h"
 #include "stats.h"
@@ -80,6 +103,10 @@
 #define CLEAN_DROP_BATCH	256
 /* Oldest entries a put may evict to fit; beyond that it is refused. */
 #define CLEAN_PUT_EVICT_MAX	32
+/* Remote copies: PUTs in flight, entries looked at per pick, per run. */
+#define CLEAN_REMOTE_WINDOW	32
+#define CLEAN_REMOTE_SCAN	256
+#define CLEAN_REMOTE_BATCH	512
 
 static bool cleancache = true;
 module_param(cleancache, bool, 0444);
@@ -94,6 +121,29 @@ module_param_cb(cleancache_percent, &ramster_uint_range_ops,
 		&cleancache_percent_range, 0644);
 MODULE_PARM_DESC(cleancache_percent,
 		 "clean pages' limit in percent of RAM, within what swap pages leave of max_pool_percent, 1-100 (default 20)");
+
+static bool clean_remote = true;
+module_param(clean_remote, bool, 0644);
+MODULE_PARM_DESC(clean_remote,
+		 "copy the oldest clean pages to peers as ephemeral pages, and get them back from there (default Y)");
+
+static unsigned int clean_remote_percent = 50;
+static struct ramster_uint_range clean_remote_percent_range = {
+	.var = &clean_remote_percent, .min = 0, .max = 100,
+};
+module_param_cb(clean_remote_percent, &ramster_uint_range_ops,
+		&clean_remote_percent_range, 0644);
+MODULE_PARM_DESC(clean_remote_percent,
+		 "copy clean pages to peers while they use more than this percent of their room, 0-100 (default 50)");
+
+static unsigned int clean_remote_get_ms = 250;
+static struct ramster_uint_range clean_remote_get_ms_range = {
+	.var = &clean_remote_get_ms, .min = 1, .max = 10000,
+};
+module_param_cb(clean_remote_get_ms, &ramster_uint_range_ops,
+		&clean_remote_get_ms_range, 0644);
+MODULE_PARM_DESC(clean_remote_get_ms,
+		 "a clean page not back from its peer within this many ms is a miss, read from the disk, 1-10000 (default 250)");
 
 /**
  * struct ramster_clean_pool - the pool of one filesystem
@@ -111,7 +161,8 @@ struct ramster_clean_pool {
  * struct ramster_clean_entry - one clean page kept
  * @rbnode: in ramster_clean.tree, by (pool, key, index); empty once
  *	unlinked
- * @lru: in ramster_clean.lru, oldest first, while linked
+ * @lru: in ramster_clean.lru, oldest first, while linked; once unlinked,
+ *	in ramster_clean.dead if it has a remote copy
  * @pool: pool id
  * @key: the file's key
  * @index: the page's index in the file
@@ -119,8 +170,12 @@ struct ramster_clean_pool {
  * @refs: the tree's reference plus one per get in progress
  * @length: compressed length, 0 for a same-filled page
  * @value: the repeated word of a same-filled page
- * @data: the compressed page, NULL for a same-filled one
+ * @data: the compressed page; NULL for a same-filled one (@length 0) and
+ *	for a remote-only one (@length > 0: the data is on @holder only)
  * @charge: bytes counted for it in ramster_clean.bytes
+ * @holder: the node with a copy, RAMSTER_NO_NODE if none
+ * @sending: a PUT of it is in flight (it holds a reference)
+ * @crc: crc32c of the data, as the holder must return it
  */
 struct ramster_clean_entry {
 	struct rb_node rbnode;
@@ -134,6 +189,9 @@ struct ramster_clean_entry {
 	unsigned long value;
 	void *data;
 	unsigned int charge;
+	u8 holder;
+	bool sending;
+	u32 crc;
 };
 
 /**
@@ -162,6 +220,11 @@ struct ramster_clean_comp {
  * @entry_cache: where entries come from
  * @shrinker: gives clean pages back under memory pressure
  * @registered: registered with cleancache (cleancache=Y)
+ * @dead: unlinked entries whose remote copy the holder should drop
+ * @remote_work: sends copies and INVALIDATEs (process context)
+ * @remote_inflight: PUTs in flight
+ * @remote_idle: woken when @remote_inflight drops
+ * @stopping: the module is unloading: no more PUTs
  */
 struct ramster_clean_state {
 	spinlock_t lock;		/* see above */
@@ -175,12 +238,24 @@ struct ramster_clean_state {
 	struct kmem_cache *entry_cache;
 	struct shrinker shrinker;
 	bool registered;
+	struct list_head dead;
+	struct work_struct remote_work;
+	atomic_t remote_inflight;
+	wait_queue_head_t remote_idle;
+	bool stopping;
 };
+
+static void ramster_clean_remote_fn(struct work_struct *work);
 
 static struct ramster_clean_state ramster_clean = {
 	.lock = __SPIN_LOCK_UNLOCKED(ramster_clean.lock),
 	.tree = RB_ROOT,
 	.lru = LIST_HEAD_INIT(ramster_clean.lru),
+	.dead = LIST_HEAD_INIT(ramster_clean.dead),
+	.remote_work = __WORK_INITIALIZER(ramster_clean.remote_work,
+					  ramster_clean_remote_fn),
+	.remote_inflight = ATOMIC_INIT(0),
+	.remote_idle = __WAIT_QUEUE_HEAD_INITIALIZER(ramster_clean.remote_idle),
 };
 
 /*********************************
@@ -262,6 +337,19 @@ static bool ramster_clean_linked(const struct ramster_clean_entry *e)
 	return !RB_EMPTY_NODE(&e->rbnode);
 }
 
+/* Its data is on its holder only. */
+static bool ramster_clean_remote_only(const struct ramster_clean_entry *e)
+{
+	return !e->data && e->length;
+}
+
+/* The worker has copies to send, or INVALIDATEs (any context). */
+static void ramster_clean_remote_kick(void)
+{
+	if (!READ_ONCE(ramster_clean.stopping))
+		queue_work(system_unbound_wq, &ramster_clean.remote_work);
+}
+
 static void ramster_clean_entry_free(struct ramster_clean_entry *e)
 {
 	kfree(e->data);
@@ -274,7 +362,11 @@ static void ramster_clean_entry_put(struct ramster_clean_entry *e)
 		ramster_clean_entry_free(e);
 }
 
-/* Take @e out of the pool; a get holding it frees it when it is done. */
+/*
+ * Take @e out of the pool; a get holding it frees it when it is done.
+ * If a node has a copy, the tree's reference goes to the dead list, for
+ * the worker to tell that node.
+ */
 static void ramster_clean_unlink(struct ramster_clean_entry *e)
 {
 	rb_erase(&e->rbnode, &ramster_clean.tree);
@@ -283,7 +375,35 @@ static void ramster_clean_unlink(struct ramster_clean_entry *e)
 	ramster_clean.bytes -= e->charge;
 	ramster_stat_dec(RAMSTER_STAT_CLEAN_PAGES);
 	ramster_stat_set(RAMSTER_STAT_CLEAN_POOL_SIZE, ramster_clean.bytes);
-	ramster_clean_entry_put(e);
+	if (ramster_clean_remote_only(e))
+		ramster_stat_dec(RAMSTER_STAT_CLEAN_REMOTE_PAGES);
+	if (e->holder == RAMSTER_NO_NODE) {
+		ramster_clean_entry_put(e);
+		return;
+	}
+	list_add_tail(&e->lru, &ramster_clean.dead);
+	ramster_clean_remote_kick();
+}
+
+/*
+ * Evict the oldest entry: if a node has a copy and nobody reads it, only
+ * its data goes (it moves to the young end, remote-only); else all of it.
+ */
+static void ramster_clean_evict(struct ramster_clean_entry *e)
+{
+	unsigned int own = kmem_cache_size(ramster_clean.entry_cache);
+
+	if (e->holder == RAMSTER_NO_NODE || !e->data || e->refs != 1) {
+		ramster_clean_unlink(e);
+		return;
+	}
+	kfree(e->data);
+	e->data = NULL;
+	ramster_clean.bytes -= e->charge - own;
+	e->charge = own;
+	list_move_tail(&e->lru, &ramster_clean.lru);
+	ramster_stat_inc(RAMSTER_STAT_CLEAN_REMOTE_PAGES);
+	ramster_stat_set(RAMSTER_STAT_CLEAN_POOL_SIZE, ramster_clean.bytes);
 }
 
 /* Drop the oldest entries, at most @max, until the pool fits in @room. */
@@ -296,7 +416,7 @@ static unsigned long ramster_clean_drop_oldest(u64 room, unsigned long max)
 	       !list_empty(&ramster_clean.lru)) {
 		e = list_first_entry(&ramster_clean.lru,
 				     struct ramster_clean_entry, lru);
-		ramster_clean_unlink(e);
+		ramster_clean_evict(e);
 		dropped++;
 	}
 	return dropped;
@@ -405,6 +525,7 @@ static struct ramster_clean_entry *ramster_clean_pack(struct page *page)
 	}
 	RB_CLEAR_NODE(&e->rbnode);
 	e->refs = 1;
+	e->holder = RAMSTER_NO_NODE;
 	e->charge = kmem_cache_size(ramster_clean.entry_cache);
 
 	src = kmap_local_page(page);
@@ -439,9 +560,12 @@ err_free:
 	return NULL;
 }
 
-/* Fill @page from @e; 0 or -EIO if the data is not a page. */
-static int ramster_clean_unpack(const struct ramster_clean_entry *e,
-				struct page *page)
+/*
+ * Fill @page from @data (@length bytes compressed), or with @value if
+ * @length is 0; 0 or -EIO if the data is not a page.
+ */
+static int ramster_clean_unpack(const void *data, unsigned int length,
+				unsigned long value, struct page *page)
 {
 	struct ramster_clean_comp *comp;
 	unsigned int dlen = PAGE_SIZE;
@@ -450,12 +574,12 @@ static int ramster_clean_unpack(const struct ramster_clean_entry *e,
 	int ret = 0;
 
 	dst = kmap_local_page(page);
-	if (!e->data) {
-		ramster_fill_page(dst, e->value);
+	if (!length) {
+		ramster_fill_page(dst, value);
 	} else {
 		local_irq_save(flags);
 		comp = this_cpu_ptr(ramster_clean.comps);
-		ret = crypto_comp_decompress(comp->tfm, e->data, e->length,
+		ret = crypto_comp_decompress(comp->tfm, data, length,
 					     dst, &dlen);
 		local_irq_restore(flags);
 		if (ret || dlen != PAGE_SIZE)
@@ -463,6 +587,200 @@ static int ramster_clean_unpack(const struct ramster_clean_entry *e,
 	}
 	kunmap_local(dst);
 	return ret;
+}
+
+/*********************************
+ * remote copies (process context)
+ *********************************/
+/* Under the lock: should the worker send copies now? */
+static bool ramster_clean_remote_due(u64 room)
+{
+	return READ_ONCE(clean_remote) &&
+	       ramster_clean.bytes > div_u64(room * READ_ONCE(clean_remote_percent), 100) &&
+	       atomic_read(&ramster_clean.remote_inflight) < CLEAN_REMOTE_WINDOW;
+}
+
+/**
+ * struct ramster_clean_send - a copy on its way to a peer
+ * @put: the PUT
+ * @e: the entry, referenced (and marked sending) until the reply
+ */
+struct ramster_clean_send {
+	struct ramster_eph_put put;
+	struct ramster_clean_entry *e;
+};
+
+/* From a link thread: the peer has the copy now, or not. */
+static void ramster_clean_send_done(struct ramster_eph_put *put, int err)
+{
+	struct ramster_clean_send *send = container_of(put,
+					struct ramster_clean_send, put);
+	struct ramster_clean_entry *e = send->e;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ramster_clean.lock, flags);
+	e->sending = false;
+	if (err) {
+		ramster_stat_inc(RAMSTER_STAT_CLEAN_REMOTE_PUT_FAILED);
+	} else {
+		e->holder = put->req.node;
+		e->crc = put->crc;
+		ramster_stat_inc(RAMSTER_STAT_CLEAN_REMOTE_PUTS);
+		/* Unlinked meanwhile: the copy is nobody's, tell the peer. */
+		if (!ramster_clean_linked(e)) {
+			e->refs++;
+			list_add_tail(&e->lru, &ramster_clean.dead);
+		}
+	}
+	ramster_clean_entry_put(e);
+	spin_unlock_irqrestore(&ramster_clean.lock, flags);
+	kfree(send);
+	if (atomic_dec_and_test(&ramster_clean.remote_inflight))
+		wake_up(&ramster_clean.remote_idle);
+	ramster_clean_remote_kick();
+}
+
+/* Under the lock: the oldest entry worth a copy, referenced, or NULL. */
+static struct ramster_clean_entry *ramster_clean_remote_pick(void)
+{
+	struct ramster_clean_entry *e;
+	unsigned int scanned = 0;
+
+	if (!ramster_clean_remote_due(ramster_clean_room_now()))
+		return NULL;
+	list_for_each_entry(e, &ramster_clean.lru, lru) {
+		if (++scanned > CLEAN_REMOTE_SCAN)
+			break;
+		if (e->holder != RAMSTER_NO_NODE || e->sending || !e->data)
+			continue;
+		e->sending = true;
+		e->refs++;
+		return e;
+	}
+	return NULL;
+}
+
+/* Send a copy of the oldest entry worth one; false when there is none. */
+static bool ramster_clean_remote_send_one(void)
+{
+	struct ramster_clean_send *send;
+	struct ramster_clean_entry *e;
+	unsigned long flags;
+	u8 node;
+	int ret;
+
+	if (ramster_eph_pick(&node))
+		return false;
+	send = kzalloc(sizeof(*send), GFP_NOIO | __GFP_NOWARN);
+	if (!send)
+		return false;
+	spin_lock_irqsave(&ramster_clean.lock, flags);
+	e = ramster_clean_remote_pick();
+	spin_unlock_irqrestore(&ramster_clean.lock, flags);
+	if (!e) {
+		kfree(send);
+		return false;
+	}
+	send->e = e;
+	send->put.gen = e->gen;
+	send->put.done = ramster_clean_send_done;
+	atomic_inc(&ramster_clean.remote_inflight);
+	/* Our reference keeps @e->data: it is freed only with the last one. */
+	ret = ramster_eph_put(node, &send->put, e->data, e->length);
+	if (!ret)
+		return true;
+	ramster_stat_inc(RAMSTER_STAT_CLEAN_REMOTE_PUT_FAILED);
+	spin_lock_irqsave(&ramster_clean.lock, flags);
+	e->sending = false;
+	ramster_clean_entry_put(e);
+	spin_unlock_irqrestore(&ramster_clean.lock, flags);
+	kfree(send);
+	if (atomic_dec_and_test(&ramster_clean.remote_inflight))
+		wake_up(&ramster_clean.remote_idle);
+	return false;
+}
+
+/*
+ * Tell the holders of the dead entries (at most @max) to drop their
+ * copies, in INVALIDATEs of up to RAMSTER_WIRE_MAX_INVALIDATE names per
+ * node, and free the entries.  Returns how many were done.
+ */
+static unsigned int ramster_clean_remote_bury(unsigned int max)
+{
+	static u64 gens[RAMSTER_WIRE_MAX_INVALIDATE];	/* the worker's */
+	struct ramster_clean_entry *e, *tmp;
+	unsigned int n = 0, done = 0;
+	unsigned long flags;
+	LIST_HEAD(batch);
+	u8 node;
+
+	spin_lock_irqsave(&ramster_clean.lock, flags);
+	if (list_empty(&ramster_clean.dead)) {
+		spin_unlock_irqrestore(&ramster_clean.lock, flags);
+		return 0;
+	}
+	node = list_first_entry(&ramster_clean.dead, struct ramster_clean_entry,
+				lru)->holder;
+	list_for_each_entry_safe(e, tmp, &ramster_clean.dead, lru) {
+		if (e->holder != node)
+			continue;
+		list_move_tail(&e->lru, &batch);
+		if (++n == min_t(unsigned int, max, RAMSTER_WIRE_MAX_INVALIDATE))
+			break;
+	}
+	spin_unlock_irqrestore(&ramster_clean.lock, flags);
+
+	list_for_each_entry(e, &batch, lru)
+		gens[done++] = e->gen;
+	/* Lost (link down, no memory): the peer drops them some day. */
+	if (!ramster_eph_invalidate(node, gens, done))
+		ramster_stat_add(RAMSTER_STAT_CLEAN_REMOTE_INVALIDATES, done);
+	spin_lock_irqsave(&ramster_clean.lock, flags);
+	list_for_each_entry_safe(e, tmp, &batch, lru) {
+		list_del(&e->lru);
+		ramster_clean_entry_put(e);
+	}
+	spin_unlock_irqrestore(&ramster_clean.lock, flags);
+	return done;
+}
+
+static void ramster_clean_remote_fn(struct work_struct *work)
+{
+	unsigned int done = 0, n;
+
+	while (done < CLEAN_REMOTE_BATCH) {
+		n = ramster_clean_remote_bury(CLEAN_REMOTE_BATCH - done);
+		if (!n)
+			break;
+		done += n;
+		cond_resched();
+	}
+	while (done < CLEAN_REMOTE_BATCH && !READ_ONCE(ramster_clean.stopping) &&
+	       ramster_clean_remote_send_one()) {
+		done++;
+		cond_resched();
+	}
+	/* More to do, maybe: again, after what is queued already. */
+	if (done >= CLEAN_REMOTE_BATCH)
+		ramster_clean_remote_kick();
+}
+
+/* Unloading: no more copies; wait for those in flight, then for work. */
+static void ramster_clean_remote_stop(void)
+{
+	WRITE_ONCE(ramster_clean.stopping, true);
+	cancel_work_sync(&ramster_clean.remote_work);
+	/* Each PUT ends with its reply, its link going down or a timeout. */
+	if (!wait_event_timeout(ramster_clean.remote_idle,
+				!atomic_read(&ramster_clean.remote_inflight),
+				60 * HZ)) {
+		pr_warn("waiting for %d clean page copies in flight\n",
+			atomic_read(&ramster_clean.remote_inflight));
+		wait_event(ramster_clean.remote_idle,
+			   !atomic_read(&ramster_clean.remote_inflight));
+	}
+	/* A reply may have queued the work before it saw @stopping. */
+	cancel_work_sync(&ramster_clean.remote_work);
 }
 
 /*********************************
@@ -520,13 +838,40 @@ static int ramster_clean_init_shared_fs(uuid_t *uuid, size_t pagesize)
 	return ramster_clean_open(true, uuid);
 }
 
+/*
+ * The data of remote-only @e (referenced), from its holder, into @page.
+ * Sleeps.  Return: 0, -ENOENT for any miss, -EIO if it is not a page.
+ */
+static int ramster_clean_get_remote(struct ramster_clean_entry *e,
+				    struct page *page)
+{
+	void *buf;
+	int ret;
+
+	might_sleep();
+	if (!READ_ONCE(clean_remote))
+		return -ENOENT;
+	buf = kmalloc(e->length, GFP_NOIO | __GFP_NOWARN);
+	if (!buf)
+		return -ENOENT;
+	/* @holder and @crc were set before the entry lost its data. */
+	ret = ramster_eph_get(e->holder, e->gen, buf, e->length, e->crc,
+			      READ_ONCE(clean_remote_get_ms));
+	if (!ret)
+		ret = ramster_clean_unpack(buf, e->length, 0, page);
+	else
+		ret = -ENOENT;
+	kfree(buf);
+	return ret;
+}
+
 static int ramster_clean_get_page(int pool_id, struct cleancache_filekey key,
 				  pgoff_t index, struct page *page)
 {
 	struct ramster_clean_entry *e, *now;
 	struct ramster_clean_pool *pool;
 	unsigned long flags;
-	bool shared;
+	bool shared, remote;
 	u64 gen;
 	int ret;
 
@@ -541,13 +886,23 @@ static int ramster_clean_get_page(int pool_id, struct cleancache_filekey key,
 	e->refs++;
 	gen = e->gen;
 	shared = pool->shared;
+	remote = ramster_clean_remote_only(e);
 	spin_unlock_irqrestore(&ramster_clean.lock, flags);
 
-	ret = ramster_clean_unpack(e, page);
+	/* The data of a generation never changes: our reference keeps it. */
+	if (remote)
+		ret = ramster_clean_get_remote(e, page);
+	else
+		ret = ramster_clean_unpack(e->data, e->length, e->value, page);
 
 	spin_lock_irqsave(&ramster_clean.lock, flags);
 	now = ramster_clean_lookup(pool_id, &key, index);
-	if (ret) {
+	if (ret == -ENOENT) {
+		/* Not back from its peer: a miss, and the next read is the disk's. */
+		if (ramster_clean_linked(e))
+			ramster_clean_unlink(e);
+		ramster_stat_inc(RAMSTER_STAT_CLEAN_REMOTE_GET_MISSES);
+	} else if (ret) {
 		/* Not a page: nobody may get it. */
 		if (ramster_clean_linked(e))
 			ramster_clean_unlink(e);
@@ -560,6 +915,8 @@ static int ramster_clean_get_page(int pool_id, struct cleancache_filekey key,
 		if (!shared)
 			ramster_clean_unlink(e);
 		ramster_stat_inc(RAMSTER_STAT_CLEAN_GETS);
+		if (remote)
+			ramster_stat_inc(RAMSTER_STAT_CLEAN_REMOTE_GETS);
 	}
 	ramster_clean_entry_put(e);
 	spin_unlock_irqrestore(&ramster_clean.lock, flags);
@@ -571,6 +928,7 @@ static void ramster_clean_put_page(int pool_id, struct cleancache_filekey key,
 {
 	struct ramster_clean_entry *e = NULL, *old;
 	unsigned long flags, evicted = 0;
+	bool kick = false;
 	u64 room;
 
 	local_irq_save(flags);
@@ -611,10 +969,13 @@ static void ramster_clean_put_page(int pool_id, struct cleancache_filekey key,
 	e->index = index;
 	ramster_clean_link(e);
 	ramster_stat_inc(RAMSTER_STAT_CLEAN_PUTS);
+	kick = ramster_clean_remote_due(room);
 out_unlock:
 	spin_unlock(&ramster_clean.lock);
 	local_irq_restore(flags);
 	ramster_stat_add(RAMSTER_STAT_CLEAN_EVICTED, evicted);
+	if (kick)
+		ramster_clean_remote_kick();
 }
 
 static void ramster_clean_invalidate_page(int pool_id,
@@ -801,7 +1162,11 @@ err_destroy_cache:
 	return ret;
 }
 
-/* Unregister, then drop every clean page: rmmod does not wait for them. */
+/*
+ * Unregister, then drop every clean page: rmmod does not wait for them.
+ * Their peers are told to drop the copies (best effort: a lost frame
+ * leaves a copy nobody will ask for, until the peer drops it).
+ */
 void ramster_clean_exit(void)
 {
 	if (!ramster_clean.registered)
@@ -809,7 +1174,10 @@ void ramster_clean_exit(void)
 	cleancache_unregister_ops(&ramster_cleancache_ops);
 	ramster_clean.registered = false;
 	unregister_shrinker(&ramster_clean.shrinker);
+	ramster_clean_remote_stop();
 	ramster_clean_drop_all();
+	while (ramster_clean_remote_bury(UINT_MAX))
+		cond_resched();
 	ramster_clean_free_comps();
 	kmem_cache_destroy(ramster_clean.entry_cache);
 }

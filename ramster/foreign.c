@@ -30,6 +30,17 @@
  * short of memory itself, lender.c) stands in for the capacity in all of
  * this: PUTs are refused past it, no room is offered, pages are recalled.
  *
+ * Ephemeral pages (swap type RAMSTER_WIRE_EPHEMERAL_TYPE: clean page
+ * cache pages, which the owner can always read again from its disk) may
+ * be dropped at any time without asking.  They live in the same tree but
+ * are counted apart, on an LRU of their own, and never stand in the way
+ * of a swap page: a PUT of a swap page that finds the store full drops
+ * the oldest ephemeral pages first; an ephemeral PUT that finds it full
+ * drops an older ephemeral page, never a swap page.  They are not counted
+ * in the room advertised, the owners' shares or recalls, they do not pin
+ * the module, and ramster_foreign_shrink() drops them under this node's
+ * own memory pressure.
+ *
  * The store is an instance (struct ramster_foreign) with no tie to the
  * links: the lender (lender.c) feeds it the frames it receives, and the
  * KUnit suite (foreign_test.c) drives one of its own.
@@ -52,10 +63,13 @@
 #include "stats.h"
 
 #define FOREIGN_GFP	(GFP_NOWAIT | __GFP_NOWARN)
+/* Ephemeral pages one PUT may drop to make its room (under fs->lock). */
+#define FOREIGN_DROP_PER_PUT	32
 
 /**
  * struct ramster_foreign_page - a page held for another node
  * @rbnode: in its store's tree, by (node, type, offset)
+ * @lru: an ephemeral page's place in the store's ephemeral LRU
  * @node: the owner
  * @type: the owner's swap type
  * @offset: the owner's swap offset
@@ -67,6 +81,7 @@
  */
 struct ramster_foreign_page {
 	struct rb_node rbnode;
+	struct list_head lru;
 	u8 node;
 	u16 type;
 	u64 offset;
@@ -81,8 +96,10 @@ struct ramster_foreign_page {
  * struct ramster_foreign - a store of pages held for other nodes
  * @lock: protects the fields below; see the file comment
  * @root: the pages, by (node, type, offset)
- * @total: pages held
- * @count: pages held per owner
+ * @total: swap pages held
+ * @count: swap pages held per owner
+ * @ephemeral: ephemeral pages held
+ * @ephemeral_lru: ephemeral pages, oldest first
  * @capacity: most pages it takes
  * @closed: takes no page, offers no room, recalls all (leaving)
  * @pool: the data
@@ -93,6 +110,8 @@ struct ramster_foreign {
 	struct rb_root root;
 	u64 total;
 	u64 count[RAMSTER_MAX_NODES];
+	u64 ephemeral;
+	struct list_head ephemeral_lru;
 	u64 capacity;
 	u64 limit;
 	bool closed;
@@ -100,13 +119,18 @@ struct ramster_foreign {
 	struct kmem_cache *cache;
 };
 
-/* -1, 0, 1 as (node, type, offset) sorts before, with, after @fp. */
 /* What the store may hold now: its capacity, or less under a limit. */
 static u64 ramster_foreign_capacity(struct ramster_foreign *fs)
 {
 	return min(READ_ONCE(fs->capacity), READ_ONCE(fs->limit));
 }
 
+static bool ramster_foreign_is_ephemeral(u16 type)
+{
+	return type == RAMSTER_WIRE_EPHEMERAL_TYPE;
+}
+
+/* -1, 0, 1 as (node, type, offset) sorts before, with, after @fp. */
 static int ramster_foreign_cmp(u8 node, u16 type, u64 offset,
 			       const struct ramster_foreign_page *fp)
 {
@@ -179,7 +203,13 @@ static void ramster_foreign_insert(struct ramster_foreign *fs,
 	}
 	rb_link_node(&new->rbnode, parent, link);
 	rb_insert_color(&new->rbnode, &fs->root);
-	fs->total++;
+	if (ramster_foreign_is_ephemeral(new->type)) {
+		list_add_tail(&new->lru, &fs->ephemeral_lru);
+		WRITE_ONCE(fs->ephemeral, fs->ephemeral + 1);
+		ramster_stat_inc(RAMSTER_STAT_FOREIGN_EPHEMERAL_PAGES);
+		return;
+	}
+	WRITE_ONCE(fs->total, fs->total + 1);
 	fs->count[new->node]++;
 	ramster_stat_inc(RAMSTER_STAT_FOREIGN_PAGES);
 }
@@ -188,9 +218,12 @@ static void ramster_foreign_insert(struct ramster_foreign *fs,
 static void ramster_foreign_free(struct ramster_foreign *fs,
 				 struct ramster_foreign_page *fp)
 {
+	bool ephemeral = ramster_foreign_is_ephemeral(fp->type);
+
 	zs_free(fs->pool, fp->handle);
 	kmem_cache_free(fs->cache, fp);
-	module_put(THIS_MODULE);
+	if (!ephemeral)
+		module_put(THIS_MODULE);
 }
 
 static void ramster_foreign_erase(struct ramster_foreign *fs,
@@ -198,10 +231,33 @@ static void ramster_foreign_erase(struct ramster_foreign *fs,
 {
 	lockdep_assert_held(&fs->lock);
 	rb_erase(&fp->rbnode, &fs->root);
-	fs->total--;
-	fs->count[fp->node]--;
-	ramster_stat_dec(RAMSTER_STAT_FOREIGN_PAGES);
+	if (ramster_foreign_is_ephemeral(fp->type)) {
+		list_del(&fp->lru);
+		WRITE_ONCE(fs->ephemeral, fs->ephemeral - 1);
+		ramster_stat_dec(RAMSTER_STAT_FOREIGN_EPHEMERAL_PAGES);
+	} else {
+		WRITE_ONCE(fs->total, fs->total - 1);
+		fs->count[fp->node]--;
+		ramster_stat_dec(RAMSTER_STAT_FOREIGN_PAGES);
+	}
 	ramster_foreign_free(fs, fp);
+}
+
+/* Drop up to @max of the oldest ephemeral pages; how many went. */
+static unsigned long ramster_foreign_drop_oldest(struct ramster_foreign *fs,
+						 unsigned long max)
+{
+	struct ramster_foreign_page *fp;
+	unsigned long n = 0;
+
+	lockdep_assert_held(&fs->lock);
+	while (n < max && !list_empty(&fs->ephemeral_lru)) {
+		fp = list_first_entry(&fs->ephemeral_lru,
+				      struct ramster_foreign_page, lru);
+		ramster_foreign_erase(fs, fp);
+		n++;
+	}
+	return n;
 }
 
 /**
@@ -218,24 +274,29 @@ u32 ramster_foreign_put(struct ramster_foreign *fs, u8 node,
 	u16 type = le16_to_cpu(page->key.swap_type);
 	u64 offset = le64_to_cpu(page->key.offset);
 	struct ramster_foreign_page *fp, *old;
+	bool ephemeral = ramster_foreign_is_ephemeral(type);
 	u32 clen = le32_to_cpu(page->clen);
+	unsigned long dropped = 0;
+	u64 capacity, excess;
 	void *dst;
 
 	if (READ_ONCE(fs->closed)) {
 		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_REFUSED);
 		return RAMSTER_ST_REFUSED;
 	}
+	/* Ephemeral pages give way below; swap pages alone fill it here. */
 	if (READ_ONCE(fs->total) >= ramster_foreign_capacity(fs)) {
 		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_FULL);
 		return RAMSTER_ST_FULL;
 	}
-	if (!try_module_get(THIS_MODULE)) {
+	if (!ephemeral && !try_module_get(THIS_MODULE)) {
 		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_REFUSED);
 		return RAMSTER_ST_REFUSED;
 	}
 	fp = kmem_cache_alloc(fs->cache, FOREIGN_GFP);
 	if (!fp)
 		goto err_no_memory;
+	fp->type = type;
 	fp->handle = zs_malloc(fs->pool, clen, FOREIGN_GFP);
 	if (IS_ERR_VALUE(fp->handle)) {
 		kmem_cache_free(fs->cache, fp);
@@ -245,7 +306,6 @@ u32 ramster_foreign_put(struct ramster_foreign *fs, u8 node,
 	memcpy(dst, page + 1, clen);
 	zs_unmap_object(fs->pool, fp->handle);
 	fp->node = node;
-	fp->type = type;
 	fp->offset = offset;
 	fp->gen = le64_to_cpu(page->key.gen);
 	fp->clen = clen;
@@ -274,13 +334,30 @@ u32 ramster_foreign_put(struct ramster_foreign *fs, u8 node,
 	}
 	if (old)
 		ramster_foreign_erase(fs, old);
+	/* The oldest ephemeral pages make the room, a few per PUT at most. */
+	capacity = ramster_foreign_capacity(fs);
+	if (fs->total + fs->ephemeral >= capacity) {
+		excess = min_t(u64, fs->total + fs->ephemeral + 1 - capacity,
+			       FOREIGN_DROP_PER_PUT);
+		dropped = ramster_foreign_drop_oldest(fs, excess);
+	}
+	if (fs->total + fs->ephemeral >= capacity) {
+		spin_unlock(&fs->lock);
+		ramster_foreign_free(fs, fp);
+		ramster_stat_add(RAMSTER_STAT_FOREIGN_EPHEMERAL_DROPPED, dropped);
+		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_FULL);
+		return RAMSTER_ST_FULL;
+	}
 	ramster_foreign_insert(fs, fp);
 	spin_unlock(&fs->lock);
-	ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS);
+	ramster_stat_add(RAMSTER_STAT_FOREIGN_EPHEMERAL_DROPPED, dropped);
+	ramster_stat_inc(ephemeral ? RAMSTER_STAT_FOREIGN_EPHEMERAL_PUTS :
+				     RAMSTER_STAT_FOREIGN_PUTS);
 	return RAMSTER_ST_OK;
 
 err_no_memory:
-	module_put(THIS_MODULE);
+	if (!ephemeral)
+		module_put(THIS_MODULE);
 	ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_NO_MEMORY);
 	return RAMSTER_ST_NO_MEMORY;
 }
@@ -337,6 +414,9 @@ int ramster_foreign_get(struct ramster_foreign *fs, u8 node,
 		spin_unlock(&fs->lock);
 		return -ENOENT;
 	}
+	/* Asked for again: the last ephemeral page to go. */
+	if (ramster_foreign_is_ephemeral(fp->type))
+		list_move_tail(&fp->lru, &fs->ephemeral_lru);
 	src = zs_map_object(fs->pool, fp->handle, ZS_MM_RO);
 	memcpy(rp + 1, src, clen);
 	zs_unmap_object(fs->pool, fp->handle);
@@ -409,6 +489,43 @@ unsigned long ramster_foreign_drop(struct ramster_foreign *fs, u8 node,
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_drop);
+
+/**
+ * ramster_foreign_shrink - drop the oldest ephemeral pages
+ * @fs: the store
+ * @max: at most this many
+ *
+ * For this node's own memory pressure (lender.c's shrinker): ephemeral
+ * pages cost their owners a disk read, no more.
+ *
+ * Return: how many went.
+ */
+unsigned long ramster_foreign_shrink(struct ramster_foreign *fs,
+				     unsigned long max)
+{
+	unsigned long n, done = 0;
+
+	/* In batches: the lock is not held for long. */
+	while (done < max) {
+		spin_lock(&fs->lock);
+		n = ramster_foreign_drop_oldest(fs, min(max - done, 64UL));
+		spin_unlock(&fs->lock);
+		if (!n)
+			break;
+		done += n;
+		cond_resched();
+	}
+	ramster_stat_add(RAMSTER_STAT_FOREIGN_EPHEMERAL_DROPPED, done);
+	return done;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_shrink);
+
+/* Ephemeral pages held, for all owners. */
+u64 ramster_foreign_ephemeral(struct ramster_foreign *fs)
+{
+	return READ_ONCE(fs->ephemeral);
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_ephemeral);
 
 void ramster_foreign_set_capacity(struct ramster_foreign *fs, u64 pages)
 {
@@ -523,6 +640,7 @@ struct ramster_foreign *ramster_foreign_create(const char *name)
 		return NULL;
 	spin_lock_init(&fs->lock);
 	fs->root = RB_ROOT;
+	INIT_LIST_HEAD(&fs->ephemeral_lru);
 	fs->limit = U64_MAX;
 	fs->cache = kmem_cache_create(name, sizeof(struct ramster_foreign_page),
 				      0, 0, NULL);
@@ -542,8 +660,8 @@ err_free:
 EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_create);
 
 /*
- * Free a store.  At module exit it is empty (every page pins the module);
- * a test's store may still hold pages, which go now.
+ * Free a store.  At module exit it holds no swap page (each pins the
+ * module), only ephemeral pages, which go now, as a test's store's pages.
  */
 void ramster_foreign_destroy(struct ramster_foreign *fs)
 {
@@ -552,7 +670,9 @@ void ramster_foreign_destroy(struct ramster_foreign *fs)
 	if (!fs)
 		return;
 	rbtree_postorder_for_each_entry_safe(fp, next, &fs->root, rbnode) {
-		ramster_stat_dec(RAMSTER_STAT_FOREIGN_PAGES);
+		ramster_stat_dec(ramster_foreign_is_ephemeral(fp->type) ?
+				 RAMSTER_STAT_FOREIGN_EPHEMERAL_PAGES :
+				 RAMSTER_STAT_FOREIGN_PAGES);
 		ramster_foreign_free(fs, fp);
 	}
 	zs_destroy_pool(fs->pool);

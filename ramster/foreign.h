@@ -36,5 +36,8 @@ u64 ramster_foreign_recall_keep(struct ramster_foreign *fs, u8 node,
 u64 ramster_foreign_total(struct ramster_foreign *fs);
 u64 ramster_foreign_held_for(struct ramster_foreign *fs, u8 node);
 u64 ramster_foreign_pool_bytes(struct ramster_foreign *fs);
+unsigned long ramster_foreign_shrink(struct ramster_foreign *fs,
+				     unsigned long max);
+u64 ramster_foreign_ephemeral(struct ramster_foreign *fs);
 
 #endif /* _RAMSTER_FOREIGN_H */

@@ -5,7 +5,8 @@
  * Each case drives a store of its own: the generation rules (a PUT only
  * replaces an older version, a GET is answered only for the version it
  * names, an INVALIDATE removes only the version it names), owners kept
- * apart, capacity, closing, area drops, room and recall targets.
+ * apart, capacity, closing, area drops, room and recall targets, and
+ * ephemeral pages giving way to swap pages.
  */
 #include <kunit/test.h>
 #include <linux/string.h>
@@ -238,6 +239,83 @@ static void a_limit_stands_in_for_the_capacity(struct kunit *test)
 	ramster_foreign_destroy(fs);
 }
 
+#define EPH	RAMSTER_WIRE_EPHEMERAL_TYPE
+
+/* Ephemeral pages give way to swap pages, oldest first, and are apart. */
+static void ephemeral_pages_give_way(struct kunit *test)
+{
+	struct ramster_foreign *fs = new_store(test, 4);
+	int i;
+
+	for (i = 1; i <= 3; i++)
+		KUNIT_EXPECT_EQ(test, put(fs, 1, EPH, i, i, i), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_ephemeral(fs), 3);
+	/* Not swap pages: no room taken, no share, nothing to recall. */
+	KUNIT_EXPECT_EQ(test, ramster_foreign_total(fs), 0);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_held_for(fs, 1), 0);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_room(fs, 100, 100), 4);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_recall_keep(fs, 1, 10, 10), U64_MAX);
+	/* Answered for their generation only. */
+	KUNIT_EXPECT_EQ(test, get(fs, 1, EPH, 2, 2), 2);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, EPH, 2, 3), -1);
+	/* A swap page fits beside them; the next one drops the oldest (1). */
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 1, 1, 9), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 2, 1, 9), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, EPH, 1, 1), -1);
+	/* 2 was asked for last: 3 is the oldest now, and goes next. */
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 3, 1, 9), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, EPH, 3, 3), -1);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, EPH, 2, 2), 2);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 4, 1, 9), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_ephemeral(fs), 0);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_total(fs), 4);
+	/* Full of swap pages: an ephemeral page never displaces one. */
+	KUNIT_EXPECT_EQ(test, put(fs, 1, EPH, 5, 5, 5), RAMSTER_ST_FULL);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 5, 1, 9), RAMSTER_ST_FULL);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 4, 1), 9);
+	ramster_foreign_destroy(fs);
+}
+
+/* A full store of ephemeral pages takes a newer one for the oldest. */
+static void ephemeral_pages_are_an_lru(struct kunit *test)
+{
+	struct ramster_foreign *fs = new_store(test, 2);
+
+	KUNIT_EXPECT_EQ(test, put(fs, 1, EPH, 1, 1, 1), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, put(fs, 2, EPH, 2, 2, 2), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, EPH, 3, 3, 3), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, EPH, 1, 1), -1);
+	KUNIT_EXPECT_EQ(test, get(fs, 2, EPH, 2, 2), 2);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, EPH, 3, 3), 3);
+	/* Invalidated by name, and dropped with their owner's instance. */
+	invalidate(fs, 1, EPH, 3, 3);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_ephemeral(fs), 1);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_drop(fs, 2, RAMSTER_FOREIGN_ALL_TYPES), 1);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_ephemeral(fs), 0);
+	ramster_foreign_destroy(fs);
+}
+
+/* Memory pressure drops ephemeral pages, oldest first, and nothing else. */
+static void shrink_drops_only_ephemeral_pages(struct kunit *test)
+{
+	struct ramster_foreign *fs = new_store(test, 10);
+	int i;
+
+	for (i = 1; i <= 4; i++)
+		KUNIT_EXPECT_EQ(test, put(fs, 1, EPH, i, i, i), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 1, 1, 7), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_shrink(fs, 3), 3);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, EPH, 3, 3), -1);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, EPH, 4, 4), 4);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_shrink(fs, 100), 1);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_shrink(fs, 100), 0);
+	KUNIT_EXPECT_EQ(test, get(fs, 1, 0, 1, 1), 7);
+	/* Ephemeral pages are not taken while the store is closed either. */
+	ramster_foreign_set_closed(fs, true);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, EPH, 9, 9, 9), RAMSTER_ST_REFUSED);
+	ramster_foreign_destroy(fs);
+}
+
 static struct kunit_case ramster_foreign_cases[] = {
 	KUNIT_CASE(newer_put_replaces_older_is_refused),
 	KUNIT_CASE(get_answers_only_its_generation),
@@ -247,6 +325,9 @@ static struct kunit_case ramster_foreign_cases[] = {
 	KUNIT_CASE(full_and_closed_refuse),
 	KUNIT_CASE(room_and_recall_follow_the_marks),
 	KUNIT_CASE(a_limit_stands_in_for_the_capacity),
+	KUNIT_CASE(ephemeral_pages_give_way),
+	KUNIT_CASE(ephemeral_pages_are_an_lru),
+	KUNIT_CASE(shrink_drops_only_ephemeral_pages),
 	{}
 };
 

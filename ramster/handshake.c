@@ -104,12 +104,13 @@ static void ramster_handshake_hdr(struct ramster_wire_hdr *hdr, u8 type,
 	hdr->src_node = cpu_to_le16(me);
 }
 
-/* What this node offers, from its key and the encrypt parameter. */
+/* What this node offers: ephemeral pages, and from its key and encrypt=. */
 static u32 ramster_handshake_caps(void)
 {
 	if (!ramster_auth_has_key())
-		return 0;
-	return RAMSTER_CAP_AUTH | (READ_ONCE(encrypt) ? RAMSTER_CAP_ENCRYPT : 0);
+		return RAMSTER_CAP_EPHEMERAL;
+	return RAMSTER_CAP_EPHEMERAL | RAMSTER_CAP_AUTH |
+	       (READ_ONCE(encrypt) ? RAMSTER_CAP_ENCRYPT : 0);
 }
 
 /* Key both directions: the connecting node sends with k_ca. */
@@ -284,6 +285,7 @@ int ramster_handshake_connect(struct socket *sock,
 		return ramster_handshake_failed(side, ret, why);
 	hs->node = peer;
 	hs->instance = le32_to_cpu(reply->instance);
+	hs->caps = le32_to_cpu(reply->capabilities);
 	if (!hs->auth)
 		return 0;
 
@@ -356,6 +358,7 @@ int ramster_handshake_accept(struct socket *sock,
 	memcpy(&hello, got, sizeof(hello));
 	hs->node = le16_to_cpu(hello.node);
 	hs->instance = le32_to_cpu(hello.instance);
+	hs->caps = le32_to_cpu(hello.capabilities);
 
 	ret = get_random_bytes_wait(nonce, sizeof(nonce));
 	if (ret)

@@ -18,6 +18,8 @@ struct socket;
  * @version: the protocol version of the link
  * @node: the other node's number
  * @instance: the other node's instance
+ * @caps: the RAMSTER_CAP_* the other node offered (what it can do; the
+ *	proofs of an authenticated handshake cover them)
  * @auth: frames carry tags: @tx and @rx are keyed
  * @encrypt: and their payloads are encrypted
  * @tx: the sending direction
@@ -27,6 +29,7 @@ struct ramster_handshake {
 	u8 version;
 	u16 node;
 	u32 instance;
+	u32 caps;
 	bool auth;
 	bool encrypt;
 	struct ramster_aead tx;

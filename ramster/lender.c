@@ -23,8 +23,10 @@
  * compressed size), so it offers no room, refuses PUTs (FULL) and recalls
  * pages from their owners until it is back above the reserve.  The limit
  * is lifted once available memory is above twice the reserve.  Foreign
- * pages are never dropped to make room: they are the only copy their
- * owner may have.
+ * swap pages are never dropped to make room: they are the only copy their
+ * owner may have.  Ephemeral pages (clean page cache pages, which their
+ * owner can read again from its disk) are: the oldest go first when
+ * squeezed, and under any memory pressure through a shrinker.
  *
  * The handlers run on each owner's link thread, so the frames of one
  * owner are handled in order; the store is shared by all owners.
@@ -36,6 +38,7 @@
 #include <linux/debugfs.h>
 #include <linux/moduleparam.h>
 #include <linux/seq_file.h>
+#include <linux/shrinker.h>
 
 #include "ramster.h"
 #include "cluster.h"
@@ -274,6 +277,11 @@ static void ramster_lender_protect(void)
 	if (avail >= (long)reserve)
 		return;		/* between the marks: as it was */
 
+	/* What costs an owner a disk read goes before what costs a recall. */
+	short_pages = ((u64)reserve - max(avail, 0L)) * 2;
+	if (ramster_foreign_shrink(ramster_lender_store, short_pages) >=
+	    short_pages)
+		return;
 	total = ramster_foreign_total(ramster_lender_store);
 	bytes = ramster_foreign_pool_bytes(ramster_lender_store);
 	per_page = total ? max_t(u64, div64_u64(bytes, total), 64) : PAGE_SIZE;
@@ -343,6 +351,26 @@ u64 ramster_lender_pool_bytes(void)
 	return ramster_foreign_pool_bytes(ramster_lender_store);
 }
 
+static unsigned long ramster_lender_count(struct shrinker *shrinker,
+					  struct shrink_control *sc)
+{
+	return ramster_foreign_ephemeral(ramster_lender_store);
+}
+
+static unsigned long ramster_lender_scan(struct shrinker *shrinker,
+					 struct shrink_control *sc)
+{
+	return ramster_foreign_shrink(ramster_lender_store, sc->nr_to_scan) ?:
+	       SHRINK_STOP;
+}
+
+/* Ephemeral pages given back under this node's own memory pressure. */
+static struct shrinker ramster_lender_shrinker = {
+	.count_objects = ramster_lender_count,
+	.scan_objects = ramster_lender_scan,
+	.seeks = DEFAULT_SEEKS,
+};
+
 int ramster_lender_init(void)
 {
 	int ret;
@@ -350,18 +378,30 @@ int ramster_lender_init(void)
 	ramster_lender_store = ramster_foreign_create(RAMSTER_NAME "_foreign");
 	if (!ramster_lender_store)
 		return -ENOMEM;
+	ret = register_shrinker(&ramster_lender_shrinker, "ramster-foreign");
+	if (ret)
+		goto err_destroy;
 	ret = ramster_transport_register(&ramster_lender_service);
-	if (ret) {
-		ramster_foreign_destroy(ramster_lender_store);
-		ramster_lender_store = NULL;
-	}
+	if (ret)
+		goto err_unregister_shrinker;
+	return 0;
+
+err_unregister_shrinker:
+	unregister_shrinker(&ramster_lender_shrinker);
+err_destroy:
+	ramster_foreign_destroy(ramster_lender_store);
+	ramster_lender_store = NULL;
 	return ret;
 }
 
-/* Module exit: every page pins the module, so none is left. */
+/*
+ * Module exit: every swap page pins the module, so none is left;
+ * ephemeral pages do not, and go with the store.
+ */
 void ramster_lender_exit(void)
 {
 	ramster_transport_unregister(&ramster_lender_service);
+	unregister_shrinker(&ramster_lender_shrinker);
 	WARN_ON_ONCE(ramster_foreign_total(ramster_lender_store));
 	ramster_foreign_destroy(ramster_lender_store);
 	ramster_lender_store = NULL;

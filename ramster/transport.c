@@ -894,6 +894,7 @@ static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock,
 	spin_lock(&peer->lock);
 	peer->version = hs->version;
 	peer->security = security;
+	peer->caps = hs->caps;
 	peer->state = RAMSTER_LINK_LIVE;
 	peer->last_rx = jiffies;
 	peer->last_keepalive = jiffies;
@@ -1234,6 +1235,30 @@ bool ramster_transport_running(void)
 unsigned int ramster_transport_request_timeout_ms(void)
 {
 	return READ_ONCE(request_timeout_ms);
+}
+
+/**
+ * ramster_link_has_cap - may a service use a feature with @node now?
+ * @node: the peer
+ * @cap: RAMSTER_CAP_* bits
+ *
+ * Return: true if the link to @node is live and @node offered every bit
+ * of @cap in its handshake.
+ */
+bool ramster_link_has_cap(u8 node, u32 cap)
+{
+	struct ramster_peer *peer;
+	bool ret;
+
+	if (node >= RAMSTER_MAX_NODES)
+		return false;
+	peer = READ_ONCE(ramster_peers[node]);
+	if (!peer)
+		return false;
+	spin_lock(&peer->lock);
+	ret = peer->state == RAMSTER_LINK_LIVE && (peer->caps & cap) == cap;
+	spin_unlock(&peer->lock);
+	return ret;
 }
 
 /*********************************

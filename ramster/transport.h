@@ -127,5 +127,6 @@ void ramster_transport_exit(void);
 int ramster_transport_start(const struct ramster_node_info *local);
 bool ramster_transport_running(void);
 unsigned int ramster_transport_request_timeout_ms(void);
+bool ramster_link_has_cap(u8 node, u32 cap);
 
 #endif /* _RAMSTER_TRANSPORT_H */

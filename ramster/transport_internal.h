@@ -35,6 +35,7 @@ enum ramster_link_state {
  * @accepted_hs: what that handshake agreed on (its keys)
  * @version: protocol version of the live link
  * @security: "encrypted", "authenticated" or "insecure": the live link's
+ * @caps: RAMSTER_CAP_* the peer offered in the live link's handshake
  * @instance: the peer's instance as of the last handshake
  * @instance_known: @instance is valid
  * @txq: frames waiting for the tx work
@@ -65,6 +66,7 @@ struct ramster_peer {
 	struct ramster_handshake accepted_hs;
 	u8 version;
 	const char *security;
+	u32 caps;
 	u32 instance;
 	bool instance_known;
 	struct list_head txq;

@@ -115,10 +115,14 @@ enum ramster_wire_error ramster_wire_check_hdr(const struct ramster_wire_hdr *hd
 }
 EXPORT_SYMBOL_IF_KUNIT(ramster_wire_check_hdr);
 
+/* A swap slot's page, or an ephemeral page (never in an area or recall). */
 static bool ramster_wire_key_ok(const struct ramster_wire_key *key)
 {
+	u16 type = le16_to_cpu(key->swap_type);
+
 	return !key->rsvd0 && !key->rsvd1 &&
-	       le16_to_cpu(key->swap_type) < RAMSTER_WIRE_MAX_SWAP_TYPES;
+	       (type < RAMSTER_WIRE_MAX_SWAP_TYPES ||
+		type == RAMSTER_WIRE_EPHEMERAL_TYPE);
 }
 
 static bool ramster_wire_status_known(__le32 status)

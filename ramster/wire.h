@@ -85,6 +85,13 @@
 #define RAMSTER_WIRE_MAX_INVALIDATE	128
 /* Swap types are below MAX_SWAPFILES, which is at most 32. */
 #define RAMSTER_WIRE_MAX_SWAP_TYPES	32
+/*
+ * The swap_type of an ephemeral page: a clean page cache page the holder
+ * may drop at any time without asking (PUT, GET and INVALIDATE only; its
+ * offset and gen are the owner's generation of that version).  Sent only
+ * to a node that offered RAMSTER_CAP_EPHEMERAL.
+ */
+#define RAMSTER_WIRE_EPHEMERAL_TYPE	0x8000
 /* Version 2: the cluster key, nonces, proofs and frame tags. */
 #define RAMSTER_WIRE_CLUSTER_KEY_LEN	32
 #define RAMSTER_WIRE_NONCE_LEN		32
@@ -117,7 +124,9 @@ enum ramster_wire_type {
 /* hello.capabilities */
 #define RAMSTER_CAP_AUTH	0x0001	/* has the cluster key: AUTH follows */
 #define RAMSTER_CAP_ENCRYPT	0x0002	/* wants payloads encrypted */
-#define RAMSTER_CAP_KNOWN	(RAMSTER_CAP_AUTH | RAMSTER_CAP_ENCRYPT)
+#define RAMSTER_CAP_EPHEMERAL	0x0004	/* holds ephemeral pages */
+#define RAMSTER_CAP_KNOWN	(RAMSTER_CAP_AUTH | RAMSTER_CAP_ENCRYPT | \
+				 RAMSTER_CAP_EPHEMERAL)
 
 /**
  * struct ramster_wire_hdr - the header of every frame

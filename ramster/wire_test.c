@@ -307,6 +307,19 @@ static void payload_rules(struct kunit *test)
 	f->page.key.rsvd1 = cpu_to_le32(1);
 	seal(f, sizeof(f->page) + 100);
 	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+	/* An ephemeral page's type, and only it, above the swap types. */
+	f = put(test, 100);
+	f->page.key.swap_type = cpu_to_le16(RAMSTER_WIRE_EPHEMERAL_TYPE);
+	seal(f, sizeof(f->page) + 100);
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_OK);
+	f = put(test, 100);
+	f->page.key.swap_type = cpu_to_le16(RAMSTER_WIRE_EPHEMERAL_TYPE - 1);
+	seal(f, sizeof(f->page) + 100);
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+	f = put(test, 100);
+	f->page.key.swap_type = cpu_to_le16(RAMSTER_WIRE_EPHEMERAL_TYPE + 1);
+	seal(f, sizeof(f->page) + 100);
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
 	f = put(test, 100);
 	f->page.status = cpu_to_le32(RAMSTER_ST_FULL);
 	seal(f, sizeof(f->page) + 100);
@@ -356,6 +369,15 @@ static void payload_rules(struct kunit *test)
 
 	f = new_frame(test, RAMSTER_MSG_INVALIDATE_AREA);
 	f->area.swap_type = cpu_to_le16(RAMSTER_WIRE_MAX_SWAP_TYPES);
+	seal(f, sizeof(f->area));
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+	/* Ephemeral pages have no area: dropped one by one, or at will. */
+	f = new_frame(test, RAMSTER_MSG_INVALIDATE_AREA);
+	f->area.swap_type = cpu_to_le16(RAMSTER_WIRE_EPHEMERAL_TYPE);
+	seal(f, sizeof(f->area));
+	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+	f = new_frame(test, RAMSTER_MSG_RECALL);
+	f->area.swap_type = cpu_to_le16(RAMSTER_WIRE_EPHEMERAL_TYPE);
 	seal(f, sizeof(f->area));
 	KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
 	/* RECALL's swap type is reserved: a recall of one area, later. */
