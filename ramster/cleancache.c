@@ -136,14 +136,14 @@ module_param_cb(clean_remote_percent, &ramster_uint_range_ops,
 MODULE_PARM_DESC(clean_remote_percent,
 		 "copy clean pages to peers while they use more than this percent of their room, 0-100 (default 50)");
 
-static unsigned int clean_remote_get_ms = 250;
+static unsigned int clean_remote_get_ms = 100;
 static struct ramster_uint_range clean_remote_get_ms_range = {
 	.var = &clean_remote_get_ms, .min = 1, .max = 10000,
 };
 module_param_cb(clean_remote_get_ms, &ramster_uint_range_ops,
 		&clean_remote_get_ms_range, 0644);
 MODULE_PARM_DESC(clean_remote_get_ms,
-		 "a clean page not back from its peer within this many ms is a miss, read from the disk, 1-10000 (default 250)");
+		 "a clean page not back from its peer within this many ms is a miss, read from the disk, 1-10000 (default 100)");
 
 /**
  * struct ramster_clean_pool - the pool of one filesystem
@@ -176,6 +176,7 @@ struct ramster_clean_pool {
  * @holder: the node with a copy, RAMSTER_NO_NODE if none
  * @sending: a PUT of it is in flight (it holds a reference)
  * @crc: crc32c of the data, as the holder must return it
+ * @hash: the data's keyed hash (ephemeral.c), as the holder must return it
  */
 struct ramster_clean_entry {
 	struct rb_node rbnode;
@@ -192,6 +193,7 @@ struct ramster_clean_entry {
 	u8 holder;
 	bool sending;
 	u32 crc;
+	u64 hash;
 };
 
 /**
@@ -225,6 +227,8 @@ struct ramster_clean_comp {
  * @remote_inflight: PUTs in flight
  * @remote_idle: woken when @remote_inflight drops
  * @stopping: the module is unloading: no more PUTs
+ * @remote_rest: jiffies until which the worker does not look for pages
+ *	to copy (it found none worth it)
  */
 struct ramster_clean_state {
 	spinlock_t lock;		/* see above */
@@ -243,6 +247,7 @@ struct ramster_clean_state {
 	atomic_t remote_inflight;
 	wait_queue_head_t remote_idle;
 	bool stopping;
+	unsigned long remote_rest;
 };
 
 static void ramster_clean_remote_fn(struct work_struct *work);
@@ -381,19 +386,26 @@ static void ramster_clean_unlink(struct ramster_clean_entry *e)
 		ramster_clean_entry_put(e);
 		return;
 	}
+	/* Only its name is needed now, unless a get or a send reads it. */
+	if (e->refs == 1) {
+		kfree(e->data);
+		e->data = NULL;
+	}
 	list_add_tail(&e->lru, &ramster_clean.dead);
 	ramster_clean_remote_kick();
 }
 
 /*
  * Evict the oldest entry: if a node has a copy and nobody reads it, only
- * its data goes (it moves to the young end, remote-only); else all of it.
+ * its data goes (it moves to the young end, remote-only); else all of it
+ * (and all of it with clean_remote=N: a remote-only entry would miss).
  */
 static void ramster_clean_evict(struct ramster_clean_entry *e)
 {
 	unsigned int own = kmem_cache_size(ramster_clean.entry_cache);
 
-	if (e->holder == RAMSTER_NO_NODE || !e->data || e->refs != 1) {
+	if (e->holder == RAMSTER_NO_NODE || !e->data || e->refs != 1 ||
+	    !READ_ONCE(clean_remote)) {
 		ramster_clean_unlink(e);
 		return;
 	}
@@ -597,7 +609,8 @@ static bool ramster_clean_remote_due(u64 room)
 {
 	return READ_ONCE(clean_remote) &&
 	       ramster_clean.bytes > div_u64(room * READ_ONCE(clean_remote_percent), 100) &&
-	       atomic_read(&ramster_clean.remote_inflight) < CLEAN_REMOTE_WINDOW;
+	       atomic_read(&ramster_clean.remote_inflight) < CLEAN_REMOTE_WINDOW &&
+	       time_after_eq(jiffies, ramster_clean.remote_rest);
 }
 
 /**
@@ -625,6 +638,7 @@ static void ramster_clean_send_done(struct ramster_eph_put *put, int err)
 	} else {
 		e->holder = put->req.node;
 		e->crc = put->crc;
+		e->hash = put->hash;
 		ramster_stat_inc(RAMSTER_STAT_CLEAN_REMOTE_PUTS);
 		/* Unlinked meanwhile: the copy is nobody's, tell the peer. */
 		if (!ramster_clean_linked(e)) {
@@ -635,9 +649,15 @@ static void ramster_clean_send_done(struct ramster_eph_put *put, int err)
 	ramster_clean_entry_put(e);
 	spin_unlock_irqrestore(&ramster_clean.lock, flags);
 	kfree(send);
+	/*
+	 * Room in the window: more may go (a refusal backs its node off,
+	 * ephemeral.c).  Kicked before the count drops, which is what
+	 * unloading waits for: no work is queued after it.
+	 */
+	if (!err)
+		ramster_clean_remote_kick();
 	if (atomic_dec_and_test(&ramster_clean.remote_inflight))
 		wake_up(&ramster_clean.remote_idle);
-	ramster_clean_remote_kick();
 }
 
 /* Under the lock: the oldest entry worth a copy, referenced, or NULL. */
@@ -657,6 +677,8 @@ static struct ramster_clean_entry *ramster_clean_remote_pick(void)
 		e->refs++;
 		return e;
 	}
+	/* The oldest have copies (or are on their way): rest a while. */
+	ramster_clean.remote_rest = jiffies + HZ / 10;
 	return NULL;
 }
 
@@ -709,7 +731,7 @@ static unsigned int ramster_clean_remote_bury(unsigned int max)
 {
 	static u64 gens[RAMSTER_WIRE_MAX_INVALIDATE];	/* the worker's */
 	struct ramster_clean_entry *e, *tmp;
-	unsigned int n = 0, done = 0;
+	unsigned int n = 0, done = 0, scanned = 0;
 	unsigned long flags;
 	LIST_HEAD(batch);
 	u8 node;
@@ -721,7 +743,10 @@ static unsigned int ramster_clean_remote_bury(unsigned int max)
 	}
 	node = list_first_entry(&ramster_clean.dead, struct ramster_clean_entry,
 				lru)->holder;
+	/* A bounded look with interrupts off: another node's wait longer. */
 	list_for_each_entry_safe(e, tmp, &ramster_clean.dead, lru) {
+		if (++scanned > CLEAN_DROP_BATCH * 4)
+			break;
 		if (e->holder != node)
 			continue;
 		list_move_tail(&e->lru, &batch);
@@ -854,9 +879,9 @@ static int ramster_clean_get_remote(struct ramster_clean_entry *e,
 	buf = kmalloc(e->length, GFP_NOIO | __GFP_NOWARN);
 	if (!buf)
 		return -ENOENT;
-	/* @holder and @crc were set before the entry lost its data. */
+	/* @holder, @crc and @hash were set before the entry lost its data. */
 	ret = ramster_eph_get(e->holder, e->gen, buf, e->length, e->crc,
-			      READ_ONCE(clean_remote_get_ms));
+			      e->hash, READ_ONCE(clean_remote_get_ms));
 	if (!ret)
 		ret = ramster_clean_unpack(buf, e->length, 0, page);
 	else
@@ -1120,6 +1145,7 @@ int ramster_clean_init(const struct ramster_local_limits *limits)
 	if (!cleancache)
 		return 0;
 	ramster_clean.limits = limits;
+	ramster_clean.remote_rest = jiffies;
 	idr_init(&ramster_clean.pools);
 	ramster_clean.entry_cache = KMEM_CACHE(ramster_clean_entry, 0);
 	if (!ramster_clean.entry_cache)

@@ -15,6 +15,7 @@
  * @req: the request (private)
  * @gen: the page's name and version
  * @crc: crc32c of the data sent (set by ramster_eph_put())
+ * @hash: its keyed hash (set by ramster_eph_put())
  * @done: called once, from a link thread, with 0 if @req.node holds the
  *	page now, or a negative errno; it owns @put then
  */
@@ -22,13 +23,14 @@ struct ramster_eph_put {
 	struct ramster_req req;
 	u64 gen;
 	u32 crc;
+	u64 hash;
 	void (*done)(struct ramster_eph_put *put, int err);
 };
 
 int ramster_eph_pick(u8 *node);
 int ramster_eph_put(u8 node, struct ramster_eph_put *put, const void *data,
 		    u32 len);
-int ramster_eph_get(u8 node, u64 gen, void *buf, u32 len, u32 crc,
+int ramster_eph_get(u8 node, u64 gen, void *buf, u32 len, u32 crc, u64 hash,
 		    unsigned int timeout_ms);
 int ramster_eph_invalidate(u8 node, const u64 *gens, unsigned int count);
 

@@ -298,6 +298,10 @@ u32 ramster_foreign_put(struct ramster_foreign *fs, u8 node,
 		goto err_no_memory;
 	fp->type = type;
 	fp->handle = zs_malloc(fs->pool, clen, FOREIGN_GFP);
+	/* Short of memory: ephemeral pages give theirs to a swap page. */
+	if (IS_ERR_VALUE(fp->handle) && !ephemeral &&
+	    ramster_foreign_shrink(fs, FOREIGN_DROP_PER_PUT))
+		fp->handle = zs_malloc(fs->pool, clen, FOREIGN_GFP);
 	if (IS_ERR_VALUE(fp->handle)) {
 		kmem_cache_free(fs->cache, fp);
 		goto err_no_memory;
@@ -341,7 +345,12 @@ u32 ramster_foreign_put(struct ramster_foreign *fs, u8 node,
 			       FOREIGN_DROP_PER_PUT);
 		dropped = ramster_foreign_drop_oldest(fs, excess);
 	}
-	if (fs->total + fs->ephemeral >= capacity) {
+	/*
+	 * Still over (the capacity was lowered under many ephemeral pages):
+	 * a swap page goes in all the same, the next PUTs and the shrinker
+	 * drop the rest; an ephemeral page does not.
+	 */
+	if (ephemeral && fs->total + fs->ephemeral >= capacity) {
 		spin_unlock(&fs->lock);
 		ramster_foreign_free(fs, fp);
 		ramster_stat_add(RAMSTER_STAT_FOREIGN_EPHEMERAL_DROPPED, dropped);

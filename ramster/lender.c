@@ -128,8 +128,9 @@ static struct ramster_msg *ramster_lender_reply(const struct ramster_wire_key *k
 
 /*
  * Answer with the data if the page of exactly that generation is held,
- * with RAMSTER_ST_NOT_FOUND otherwise.  Only this owner's link thread
- * changes its pages, so the length read first still holds when copying.
+ * with RAMSTER_ST_NOT_FOUND otherwise.  The page may go between the two
+ * looks (an ephemeral page is dropped at any time): the copy checks the
+ * generation and length again, and a page gone is not found.
  */
 static int ramster_lender_get(void *ctx, u8 node,
 			      const struct ramster_wire_hdr *hdr,

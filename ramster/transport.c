@@ -411,15 +411,23 @@ static void ramster_msg_seal(struct ramster_msg *msg, u8 version)
 }
 
 /**
- * ramster_send - queue a frame to a node
+ * ramster_send_if - queue a frame to a node that can take it
  * @node: the node
+ * @cap: RAMSTER_CAP_* bits the node must have offered in the live link's
+ *	handshake, 0 for none
  * @msg: the frame; always consumed
  * @req: the request waiting for the reply, or NULL for one-way frames
  *
+ * The capability is checked under the link's lock, with the link's state:
+ * a frame never goes to a later link, with another handshake, that could
+ * not take it.
+ *
  * Return: 0 if queued (then @req->done will be called), -ENOENT for a node
- * we have no link to, -ENOTCONN if the link is not live.
+ * we have no link to, -ENOTCONN if the link is not live, -EOPNOTSUPP if
+ * the node lacks @cap.
  */
-int ramster_send(u8 node, struct ramster_msg *msg, struct ramster_req *req)
+int ramster_send_if(u8 node, u32 cap, struct ramster_msg *msg,
+		    struct ramster_req *req)
 {
 	struct ramster_peer *peer = node < RAMSTER_MAX_NODES ?
 				    ramster_peers[node] : NULL;
@@ -431,10 +439,13 @@ int ramster_send(u8 node, struct ramster_msg *msg, struct ramster_req *req)
 	ramster_msg_seal(msg, 0);
 
 	spin_lock(&peer->lock);
-	if (peer->state != RAMSTER_LINK_LIVE) {
+	if (peer->state != RAMSTER_LINK_LIVE ||
+	    (peer->caps & cap) != cap) {
+		bool live = peer->state == RAMSTER_LINK_LIVE;
+
 		spin_unlock(&peer->lock);
 		ramster_msg_free(msg);
-		return -ENOTCONN;
+		return live ? -EOPNOTSUPP : -ENOTCONN;
 	}
 	msg->hdr.version = peer->version;
 	if (req) {
@@ -448,6 +459,19 @@ int ramster_send(u8 node, struct ramster_msg *msg, struct ramster_req *req)
 	spin_unlock(&peer->lock);
 	queue_work(ramster_tx_wq, &peer->tx_work);
 	return 0;
+}
+
+/**
+ * ramster_send - queue a frame to a node
+ * @node: the node
+ * @msg: the frame; always consumed
+ * @req: the request waiting for the reply, or NULL for one-way frames
+ *
+ * Return: as ramster_send_if() with no capability required.
+ */
+int ramster_send(u8 node, struct ramster_msg *msg, struct ramster_req *req)
+{
+	return ramster_send_if(node, 0, msg, req);
 }
 
 /**

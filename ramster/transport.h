@@ -117,6 +117,8 @@ void ramster_transport_unregister(struct ramster_service *svc);
 struct ramster_msg *ramster_msg_alloc(u8 type, u32 plen, gfp_t gfp);
 void ramster_msg_free(struct ramster_msg *msg);
 int ramster_send(u8 node, struct ramster_msg *msg, struct ramster_req *req);
+int ramster_send_if(u8 node, u32 cap, struct ramster_msg *msg,
+		    struct ramster_req *req);
 int ramster_send_reply(u8 node, const struct ramster_wire_hdr *request,
 		       struct ramster_msg *msg);
 bool ramster_req_cancel(struct ramster_req *req);
