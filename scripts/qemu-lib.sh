@@ -5,11 +5,13 @@
 #
 #   qemu_command LOG MEM CPUS KERNEL INITRD APPEND [ARGS...]
 #                         the guest's command line, in QEMU_CMD
-#   qemu_add_swap_disk FILE [,OPTIONS] / qemu_add_tap_nic TAP MAC /
-#   qemu_add_agent SOCKET / qemu_add_secret NAME FILE
+#   qemu_add_swap_disk FILE [,OPTIONS] / qemu_add_data_disk FILE N [,OPTIONS] /
+#   qemu_add_tap_nic TAP MAC / qemu_add_agent SOCKET / qemu_add_secret NAME FILE
 #                         append a device (or a fw_cfg file) to QEMU_CMD
 #   qemu_swap_drive FILE  the -drive value of a swap disk
 #   qemu_data_disk FILE N the arguments of data disk N
+#   make_swap_disk FILE [SIZE] / make_ext4_disk FILE SIZE LABEL
+#                         the disk images themselves
 #   qemu_start ...        qemu_command, then run it in the background
 #
 # Every QEMU process qemu_start starts is recorded in QEMU_PIDS, and
@@ -81,10 +83,19 @@ qemu_command() {
 		-nographic -no-reboot -monitor none -serial "file:$log" "$@")
 }
 
-# qemu_add_swap_disk FILE [,MORE-OPTIONS]: a virtio disk (the guest's
-# /dev/vda) for swap.
+# qemu_add_swap_disk FILE [,MORE-OPTIONS]: a virtio disk for swap, the
+# guest's only one without a serial (/dev/vda unless a data disk took
+# that name: QEMU gives the data disks' -device slots first).
 qemu_add_swap_disk() {
 	QEMU_CMD+=(-drive "$(qemu_swap_drive "$@")")
+}
+
+# qemu_add_data_disk FILE N [,MORE-DRIVE-OPTIONS]: data disk N (serial
+# dataN, see qemu_data_disk).
+qemu_add_data_disk() {
+	local args
+	mapfile -t args < <(qemu_data_disk "$@")
+	QEMU_CMD+=("${args[@]}")
 }
 
 # qemu_add_tap_nic TAP MAC: a virtio NIC on an existing tap device (QEMU
@@ -170,8 +181,8 @@ qemu_swap_drive() {
 
 # qemu_data_disk FILE N [,MORE-DRIVE-OPTIONS]: the QEMU arguments for data
 # disk N, one per line (mapfile them): a virtio disk with the serial
-# "dataN", which the guest finds it by (/sys/block/vd*/serial), whatever
-# letter it gets.
+# "dataN", which the guest finds it by (/sys/block/vd*/serial, data_disk N
+# in tests/guest/cases/lib.sh), whatever letter it gets.
 qemu_data_disk() {
 	printf '%s\n' -drive "file=$1,if=none,id=data$2,format=raw,cache=unsafe${3:-}" \
 		-device "virtio-blk-pci,drive=data$2,serial=data$2"

@@ -143,8 +143,11 @@ int main(int argc, char **argv)
 			break;
 	}
 
-	/* Orderly: swap comes back in before the node goes. */
-	run("grep -q '^/dev/vda' /proc/swaps && swapoff /dev/vda");
+	/*
+	 * Orderly: swap comes back in before the node goes, from whichever
+	 * disk it is on (with a data disk it may not be /dev/vda).
+	 */
+	run("for d in $(awk 'NR > 1 { print $1 }' /proc/swaps); do swapoff $d; done");
 	printf("RAMSTER-NODE: %s down\n", argv[2]);
 power_off:
 	fflush(stdout);
