@@ -82,14 +82,18 @@ on_exit() {
 trap on_exit EXIT
 trap 'exit 143' INT TERM
 
-# session_up [--insecure] CONFIG [NODE...]: boot the session's cluster
-# (with a cluster key of its own, or none), or abort.
+# session_up [--insecure] [--data-disk SIZE] CONFIG [NODE...]: boot the
+# session's cluster (with a cluster key of its own, or none; with an ext4
+# data disk in every node, see ramster-cluster), or abort.
 session_up() {
 	local flags=() conf
-	if [ "${1:-}" = --insecure ]; then
-		flags=(--insecure)
-		shift
-	fi
+	while :; do
+		case "${1:-}" in
+		--insecure) flags+=("$1"); shift ;;
+		--data-disk) flags+=("$1" "$2"); shift 2 ;;
+		*) break ;;
+		esac
+	done
 	conf=$1
 	shift
 	if [ "$(id -u)" != 0 ]; then
