@@ -33,9 +33,17 @@
 # (tests/guest/cases/bench_reread.sh), RUNS interleaved rounds of
 #   none        the patched kernel, no backend: every miss reads the disk
 #   cleancache  ramster loaded (its local tier keeps clean pages)
+#   pair        node 1 of cluster-configs/pair.conf (as much RAM as the
+#               others' guest unless BENCH_MEM_MIB changed it), booted with
+#               ramster-cluster up --data-disk, clean_remote=1 and a local
+#               clean pool of BENCH_PAIR_CC_PERCENT% of RAM (default 5,
+#               cleancache_percent): clean pages go to node 2 and come back
 # Medians of each pass's time, the ratio of the second pass to "none", the
-# second pass's cleancache hits and sectors read.  Saved in
-# build/bench/reread.txt.
+# second pass's cleancache hits and sectors read (and, for pair, how many
+# of the hits came from node 2).  Saved in build/bench/reread.txt.
+#
+# BENCH_QUICK=1: one round (BENCH_RUNS still wins), swap at 2x RAM only
+# (BENCH_MULTS still wins): every part once, for a smoke run.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,14 +54,22 @@ PATCHED=$TOP/build/kernel/bzImage
 VANILLA=$TOP/build/kernel-vanilla/bzImage
 INITRD=$TOP/build/initramfs.cpio.gz
 OUT=$TOP/build/bench
-RUNS=${BENCH_RUNS:-3}
+if [ "${BENCH_QUICK:-}" = 1 ]; then
+	RUNS=${BENCH_RUNS:-1}
+	MULTS=${BENCH_MULTS:-2}
+else
+	RUNS=${BENCH_RUNS:-3}
+	MULTS=${BENCH_MULTS:-2 3}
+fi
 MEM=${BENCH_MEM_MIB:-128}
-MULTS=${BENCH_MULTS:-2 3}
 CONFIGS=(disk zswap ramster vanilla)
 CLUSTER=$TOP/ramster-cluster
 SEC_CONF=$TOP/tests/configs/pair-fuzz.conf
 SEC_MODES=(insecure authenticated encrypted)
-SEC_UP=
+# Set while a cluster of the benchmark's is up: cleanup takes it down.
+CLUSTER_UP=
+PAIR_CONF=$TOP/cluster-configs/pair.conf
+PAIR_CC_PERCENT=${BENCH_PAIR_CC_PERCENT:-5}
 DISK_MBPS=${BENCH_DISK_MBPS:-50}
 DISK_IOPS=${BENCH_DISK_IOPS:-5000}
 START=$(date +%s)
@@ -148,9 +164,9 @@ table() {
 #########################################
 cleanup() {
 	qemu_cleanup
-	if [ -n "$SEC_UP" ]; then
+	if [ -n "$CLUSTER_UP" ]; then
 		"$CLUSTER" down --now > /dev/null 2>&1 || true
-		SEC_UP=
+		CLUSTER_UP=
 	fi
 }
 
@@ -171,10 +187,10 @@ security_run() {
 	insecure) flags=(--insecure) ;;
 	authenticated) params=encrypt=0 ;;
 	esac
-	SEC_UP=yes
+	CLUSTER_UP=yes
 	if ! RAMSTER_PARAMS=$params "$CLUSTER" up "${flags[@]}" "$SEC_CONF" 1 2 \
 		> "$RAMSTER_CLUSTER_DIR.up.log" 2>&1; then
-		SEC_UP=
+		CLUSTER_UP=
 		echo "bench: security $mode round $round: up FAILED, see $RAMSTER_CLUSTER_DIR.up.log" >&2
 		echo "$mode $round FAIL" >> "$OUT/security-raw.txt"
 		return
@@ -196,7 +212,7 @@ security_run() {
 	hs=$(cx 2 "/bin/ramster-fuzz -a 10.213.0.1 -p 7777 -t 1 -c ramster -n 9 -s 10.213.0.9 $([ "$mode" = insecure ] || echo "-k /sys/firmware/qemu_fw_cfg/by_name/opt/ramster/key/raw") -L 20 handshake" |
 		sed -n 's/.* median \([0-9]*\) .*/\1/p')
 	"$CLUSTER" down --now > /dev/null 2>&1 || true
-	SEC_UP=
+	CLUSTER_UP=
 	[[ "$puts0$puts1" =~ ^[0-9]+$ ]] || puts0=0 puts1=0
 	echo "$mode $round $(( (puts1 - puts0) * 1000000000 / (t1 - t0) )) $lat ${hs:--} ${bad:-?}" >> "$OUT/security-raw.txt"
 	printf '[bench %4ss] security %-13s round %s: %s\n' "$(($(date +%s) - START))" \
@@ -258,22 +274,60 @@ bench_security() {
 #########################################
 # reread: a file set read twice, with and without cleancache
 #########################################
-REREAD_MODES=(none cleancache)
+REREAD_MODES=(none cleancache pair)
 
-# reread_run MODE ROUND: one boot, one line of build/bench/reread-raw.txt:
-# MODE ROUND PASS1_MS PASS2_MS PAGES HITS2 SECTORS1 SECTORS2.
+# reread_pair LOG: one run in node 1 of a pair cluster (its output in
+# LOG); its BENCH: line in PAIR_LINE, or a failure.  Not in a subshell:
+# cleanup must see CLUSTER_UP.  The pair is cluster-configs/pair.conf,
+# each node with a data disk throttled as the single guest's is,
+# clean_remote=1 and a small local clean pool.
+reread_pair() {
+	local log=$1 mem params
+	mem=$("$TOP/build/host/ramster-conf" get "$PAIR_CONF" 1 memory 2>/dev/null || echo "$MEM")
+	params=clean_remote=1,cleancache_percent=$PAIR_CC_PERCENT
+	PAIR_LINE=
+	CLUSTER_UP=yes
+	if ! RAMSTER_PARAMS=$params RAMSTER_DATA_DISK_OPTIONS=$(disk_limits) \
+		"$CLUSTER" up --data-disk "$((mem * 3))M" "$PAIR_CONF" 1 2 > "$log" 2>&1; then
+		CLUSTER_UP=
+		echo "bench: reread pair: up failed: $(tail -n 1 "$log")" >&2
+		return 1
+	fi
+	if [[ "$(cx 1 cat /sys/module/ramster/parameters/clean_remote)" != Y ]]; then
+		echo "bench: reread pair: this module has no clean_remote (clean pages stay local)" >&2
+		"$CLUSTER" down --now > /dev/null 2>&1 || true
+		CLUSTER_UP=
+		return 1
+	fi
+	RAMSTER_EXEC_TIMEOUT=1800 cx 1 "export bench_mode=pair; . /cases/lib.sh; . /cases/bench_reread.sh" >> "$log"
+	"$CLUSTER" stat >> "$log" 2>&1 || true
+	"$CLUSTER" down --now > /dev/null 2>&1 || true
+	CLUSTER_UP=
+	PAIR_LINE=$(grep -m1 '^BENCH: .* rc=0 ' "$log")
+}
+
+# reread_run MODE ROUND: one boot (a pair for "pair"), one line of
+# build/bench/reread-raw.txt:
+# MODE ROUND PASS1_MS PASS2_MS PAGES HITS2 SECTORS1 SECTORS2 REMOTE2.
 reread_run() {
-	local mode=$1 round=$2 log=$OUT/logs/reread-$1-$2.log line v disk
-	make_ext4_disk "$OUT/data.img" "$((MEM * 3))M" data0
-	mapfile -t disk < <(qemu_data_disk "$OUT/data.img" 0 "$(disk_limits)")
-	qemu_start "$log" "$MEM" 2 "$PATCHED" "$INITRD" \
-		"ramster_test=bench_reread bench_mode=$mode" -nic none "${disk[@]}"
-	if ! line=$(bench_line "$log"); then
+	local mode=$1 round=$2 log=$OUT/logs/reread-$1-$2.log line v disk ok=yes
+	if [ "$mode" = pair ]; then
+		export RAMSTER_CLUSTER_DIR=$OUT/reread-pair/$round
+		reread_pair "$log" || ok=
+		line=${PAIR_LINE:-}
+	else
+		make_ext4_disk "$OUT/data.img" "$((MEM * 3))M" data0
+		mapfile -t disk < <(qemu_data_disk "$OUT/data.img" 0 "$(disk_limits)")
+		qemu_start "$log" "$MEM" 2 "$PATCHED" "$INITRD" \
+			"ramster_test=bench_reread bench_mode=$mode" -nic none "${disk[@]}"
+		line=$(bench_line "$log") || ok=
+	fi
+	if [ -z "$ok" ]; then
 		echo "bench: reread $mode round $round FAILED, see $log" >&2
 		echo "$mode $round FAIL" >> "$OUT/reread-raw.txt"
 		return
 	fi
-	v=$(for f in pass1_ms pass2_ms pages hits2 sectors1 sectors2; do
+	v=$(for f in pass1_ms pass2_ms pages hits2 sectors1 sectors2 remote2; do
 		sed -n "s/.* $f=\([0-9]*\).*/\1/p" <<< "$line"
 	done | tr '\n' ' ')
 	echo "$mode $round ${v% }" >> "$OUT/reread-raw.txt"
@@ -288,7 +342,8 @@ reread_table() {
 	echo "a file set of 2x RAM (text-like pages, ~2:1 with lz4, 1 in 8 random) read"
 	echo "forward, then again shuffled; medians of $RUNS interleaved runs (ms, lower"
 	echo "is better); ratio: pass 2 to pass 2 of 'none'; hit rate: pass 2's gets"
-	echo "from cleancache over its pages."
+	echo "from cleancache over its pages.  pair: node 1 of $(basename "$PAIR_CONF"),"
+	echo "clean_remote=1, a local clean pool of $PAIR_CC_PERCENT% of RAM; its clean pages go to node 2."
 	echo
 	printf '%-11s %9s %9s %7s %9s %10s %10s\n' mode pass1_ms pass2_ms ratio "hit rate" sectors1 sectors2
 	base=$(sec_median none 4 reread-raw.txt)
@@ -303,10 +358,17 @@ reread_table() {
 			"$(sec_median "$mode" 7 reread-raw.txt)" \
 			"$(sec_median "$mode" 8 reread-raw.txt)"
 	done
+	echo
+	echo "pair: pass 2's gets answered by node 2 (median): $(sec_median pair 9 reread-raw.txt)"
 }
 
 bench_reread() {
-	mkdir -p "$OUT/logs"
+	rm -rf "$OUT/reread-pair"
+	mkdir -p "$OUT/logs" "$OUT/reread-pair"
+	if [ "$(id -u)" != 0 ]; then
+		echo "bench: reread: pair needs root (network namespaces); none and cleancache only" >&2
+		REREAD_MODES=(none cleancache)
+	fi
 	interleaved reread reread_run reread_table "${REREAD_MODES[@]}"
 	rm -f "$OUT/data.img"
 }
