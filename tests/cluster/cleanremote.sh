@@ -50,6 +50,23 @@ evict1() { n1 evict >/dev/null; }
 # read must not abort the arithmetic; the checks say it is missing).
 num() { if [[ "$1" =~ ^[0-9]+$ ]]; then echo "$1"; else echo 0; fi; }
 n() { num "$(dbg "$1" "$2")"; }
+# shown NODE NAME: a counter for a message ("no NAME" if unreadable).
+shown() {
+	local v
+	v=$(dbg "$1" "$2")
+	if [[ "$v" =~ ^[0-9]+$ ]]; then echo "$v"; else echo "(no $2)"; fi
+}
+
+# within SECONDS CMD...: poll CMD until it succeeds, for SECONDS of wall
+# time (wait_until counts polls, and each poll is a command in a guest).
+within() {
+	local end=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 1
+	done
+}
 
 ephemeral_above() { [ "$(n 2 foreign_ephemeral_pages)" -gt "$1" ]; }
 ephemeral_zero() { [ "$(dbg 2 foreign_ephemeral_pages)" = 0 ]; }
@@ -120,7 +137,7 @@ clean_pages_remotified() {
 	eputs0=$(($(n 2 foreign_ephemeral_puts) - eputs0))
 	miss0=$(($(n 1 clean_remote_get_misses) - miss0))
 	pages=$((FILES * 1024))
-	[ "$puts0" -gt 0 ] || problem "node 1 sent no clean page (clean_remote_puts +0, put_failed $(dbg 1 clean_remote_put_failed))"
+	[ "$puts0" -gt 0 ] || problem "node 1 sent no clean page (clean_remote_puts +0, put_failed $(shown 1 clean_remote_put_failed))"
 	[ "$EPH_PEAK" -gt 0 ] || [ "$eputs0" -gt 0 ] ||
 		problem "node 2 never held an ephemeral page (foreign_ephemeral_pages $EPH_PEAK, puts +$eputs0)"
 	[ "$((gets2 - gets1))" -gt 0 ] || problem "the second pass got no page from node 2 (clean_remote_gets +$((gets2 - gets1)))"
@@ -151,7 +168,7 @@ rewrite_coherent() {
 lender_drops_under_pressure() {
 	local drop0 miss0 gets0 mem2 bad2 peak
 	evict1
-	wait_until 30 ephemeral_above 0 ||
+	within 30 ephemeral_above 0 ||
 		problem "node 2 held no ephemeral page before the pressure"
 	peak=$(n 2 foreign_ephemeral_pages)
 	drop0=$(n 2 foreign_ephemeral_dropped)
@@ -166,7 +183,7 @@ lender_drops_under_pressure() {
 	[ "$bad2" = 0 ] || problem "node 2's workload: bad pages $bad2"
 	drop0=$(($(n 2 foreign_ephemeral_dropped) - drop0))
 	[ "$drop0" -gt 0 ] ||
-		problem "node 2 dropped no ephemeral page under a workload of $((mem2 * 3 / 2)) MiB (foreign_ephemeral_pages $(dbg 2 foreign_ephemeral_pages))"
+		problem "node 2 dropped no ephemeral page under a workload of $((mem2 * 3 / 2)) MiB (foreign_ephemeral_pages $(shown 2 foreign_ephemeral_pages))"
 	"$CLUSTER" stat > "$RAMSTER_CLUSTER_DIR/stat-pressure.txt" 2>&1 || true
 	FIGURES="node 2 held $peak, dropped $drop0 under a ${mem2}x1.5 MiB workload (0 bad); node 1: $(($(n 1 clean_remote_gets) - gets0)) remote gets, $(($(n 1 clean_remote_get_misses) - miss0)) remote get misses (read from disk), 0 bad"
 }
@@ -179,7 +196,7 @@ unload() {
 owner_unloads_with_remote_pages() {
 	local held t0 t1 t2 out
 	evict1
-	wait_until 30 ephemeral_above 0 ||
+	within 30 ephemeral_above 0 ||
 		problem "node 2 held no ephemeral page before the unload"
 	held=$(n 2 foreign_ephemeral_pages)
 	t0=$(date +%s)
@@ -190,8 +207,8 @@ owner_unloads_with_remote_pages() {
 	t1=$(date +%s)
 	out=$(cx 1 "cat /sys/module/ramster/refcnt 2>/dev/null || echo gone")
 	[ "$out" = gone ] || problem "the module is still loaded after unload ($out)"
-	wait_until 30 ephemeral_zero ||
-		problem "node 2 still holds $(dbg 2 foreign_ephemeral_pages) ephemeral pages 30 s after node 1 unloaded"
+	within 30 ephemeral_zero ||
+		problem "node 2 still holds $(shown 2 foreign_ephemeral_pages) ephemeral pages 30 s after node 1 unloaded"
 	t2=$(date +%s)
 	if ! "$CLUSTER" reload 1 > "$RAMSTER_CLUSTER_DIR/reload-1.txt" 2>&1; then
 		problem "reload 1 failed: $(tail -n 2 "$RAMSTER_CLUSTER_DIR/reload-1.txt" | tr '\n' ' ')"
