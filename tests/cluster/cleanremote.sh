@@ -112,6 +112,9 @@ ephemeral_sample() {
 # The set is created, evicted, read twice.
 clean_pages_remotified() {
 	local puts0 eputs0 gets0 gets1 gets2 h0 h1 hits1 hits2 miss0 p1ms p1sect pages
+	local inv0 shrunk0 ro1
+	inv0=$(n 1 clean_remote_invalidates)
+	shrunk0=$(n 1 clean_shrunk)
 	puts0=$(n 1 clean_remote_puts)
 	gets0=$(n 1 clean_remote_gets)
 	eputs0=$(n 2 foreign_ephemeral_puts)
@@ -125,6 +128,7 @@ clean_pages_remotified() {
 	p1ms=$MS
 	p1sect=$SECTORS
 	ephemeral_sample
+	ro1=$(n 1 clean_remote_pages)
 	gets1=$(n 1 clean_remote_gets)
 	h1=$(num "$(cc_stat succ_gets)")
 	pass pass2 shuffled
@@ -141,7 +145,7 @@ clean_pages_remotified() {
 	[ "$EPH_PEAK" -gt 0 ] || [ "$eputs0" -gt 0 ] ||
 		problem "node 2 never held an ephemeral page (foreign_ephemeral_pages $EPH_PEAK, puts +$eputs0)"
 	[ "$((gets2 - gets1))" -gt 0 ] || problem "the second pass got no page from node 2 (clean_remote_gets +$((gets2 - gets1)))"
-	FIGURES="$FILES files, $pages pages; $puts0 clean pages to node 2 (acknowledged), node 2 took $eputs0, held up to $EPH_PEAK; remote gets $((gets1 - gets0)) then $((gets2 - gets1)) ($(awk -v g="$((gets2 - gets1))" -v p="$pages" 'BEGIN { printf "%.1f", 100 * g / p }')%), misses $miss0; cleancache hits $hits1 then $hits2 ($(awk -v h="$hits2" -v p="$pages" 'BEGIN { printf "%.1f", 100 * h / p }')%); sectors read $p1sect then $SECTORS ($(awk -v a="$p1sect" -v b="$SECTORS" 'BEGIN { if (a) printf "%.1f", 100 * (a - b) / a; else print 0 }')% saved); $p1ms then $MS ms; 0 bad"
+	FIGURES="$FILES files, $pages pages; $puts0 clean pages to node 2 (acknowledged), node 2 took $eputs0, held up to $EPH_PEAK; remote gets $((gets1 - gets0)) then $((gets2 - gets1)) ($(awk -v g="$((gets2 - gets1))" -v p="$pages" 'BEGIN { printf "%.1f", 100 * g / p }')%), misses $miss0; $ro1 pages only on node 2 after pass 1, $(($(n 1 clean_remote_invalidates) - inv0)) remote copies invalidated, $(($(n 1 clean_shrunk) - shrunk0)) entries shrunk; cleancache hits $hits1 then $hits2 ($(awk -v h="$hits2" -v p="$pages" 'BEGIN { printf "%.1f", 100 * h / p }')%); sectors read $p1sect then $SECTORS ($(awk -v a="$p1sect" -v b="$SECTORS" 'BEGIN { if (a) printf "%.1f", 100 * (a - b) / a; else print 0 }')% saved); $p1ms then $MS ms; 0 bad"
 }
 
 # Written again with a new seed: the truncation and the writes must reach
