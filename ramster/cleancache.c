@@ -22,8 +22,10 @@
  * clean_remote_percent of its room.  An acknowledged copy makes the entry
  * local and remote at once (the data of a generation never changes), so
  * the eviction above stays atomic and immediate: an evicted entry that
- * has a remote copy only loses its data and goes to the young end of the
- * LRU (remote-only, a small charge); one without is dropped.  A get of a
+ * has a remote copy only loses its data and goes to the young end of a
+ * second LRU, of stubs (remote-only, a small charge); one without is
+ * dropped.  Stubs go, oldest first, when they use more than a quarter of
+ * the room, or when there is no data left to evict.  A get of a
  * remote-only entry (get_page may sleep: it runs on the read paths, with
  * no spinlock held) fetches the data from the peer with a short timeout;
  * any failure is a miss and unlinks the entry, so the next read goes to
@@ -161,8 +163,9 @@ struct ramster_clean_pool {
  * struct ramster_clean_entry - one clean page kept
  * @rbnode: in ramster_clean.tree, by (pool, key, index); empty once
  *	unlinked
- * @lru: in ramster_clean.lru, oldest first, while linked; once unlinked,
- *	in ramster_clean.dead if it has a remote copy
+ * @lru: in ramster_clean.lru (or .stubs if remote-only), oldest first,
+ *	while linked; once unlinked, in ramster_clean.dead if it has a
+ *	remote copy
  * @pool: pool id
  * @key: the file's key
  * @index: the page's index in the file
@@ -213,7 +216,9 @@ struct ramster_clean_comp {
  * struct ramster_clean_state - the ephemeral pool
  * @lock: protects everything below; taken with interrupts disabled
  * @tree: entries by (pool, key, index)
- * @lru: entries, oldest first
+ * @lru: entries with their data here, oldest first
+ * @stubs: remote-only entries, oldest first
+ * @nr_stubs: how many
  * @pools: pool id -> struct ramster_clean_pool
  * @bytes: memory the entries use (their data and themselves)
  * @gen: generation of the last put
@@ -234,6 +239,8 @@ struct ramster_clean_state {
 	spinlock_t lock;		/* see above */
 	struct rb_root tree;
 	struct list_head lru;
+	struct list_head stubs;
+	unsigned long nr_stubs;
 	struct idr pools;
 	u64 bytes;
 	u64 gen;
@@ -256,6 +263,7 @@ static struct ramster_clean_state ramster_clean = {
 	.lock = __SPIN_LOCK_UNLOCKED(ramster_clean.lock),
 	.tree = RB_ROOT,
 	.lru = LIST_HEAD_INIT(ramster_clean.lru),
+	.stubs = LIST_HEAD_INIT(ramster_clean.stubs),
 	.dead = LIST_HEAD_INIT(ramster_clean.dead),
 	.remote_work = __WORK_INITIALIZER(ramster_clean.remote_work,
 					  ramster_clean_remote_fn),
@@ -380,8 +388,10 @@ static void ramster_clean_unlink(struct ramster_clean_entry *e)
 	ramster_clean.bytes -= e->charge;
 	ramster_stat_dec(RAMSTER_STAT_CLEAN_PAGES);
 	ramster_stat_set(RAMSTER_STAT_CLEAN_POOL_SIZE, ramster_clean.bytes);
-	if (ramster_clean_remote_only(e))
+	if (ramster_clean_remote_only(e)) {
+		ramster_clean.nr_stubs--;
 		ramster_stat_dec(RAMSTER_STAT_CLEAN_REMOTE_PAGES);
+	}
 	if (e->holder == RAMSTER_NO_NODE) {
 		ramster_clean_entry_put(e);
 		return;
@@ -396,9 +406,9 @@ static void ramster_clean_unlink(struct ramster_clean_entry *e)
 }
 
 /*
- * Evict the oldest entry: if a node has a copy and nobody reads it, only
- * its data goes (it moves to the young end, remote-only); else all of it
- * (and all of it with clean_remote=N: a remote-only entry would miss).
+ * Evict an entry with data: if a node has a copy and nobody reads it,
+ * only its data goes (it becomes the youngest stub); else all of it (and
+ * all of it with clean_remote=N: a stub would always miss).
  */
 static void ramster_clean_evict(struct ramster_clean_entry *e)
 {
@@ -413,22 +423,44 @@ static void ramster_clean_evict(struct ramster_clean_entry *e)
 	e->data = NULL;
 	ramster_clean.bytes -= e->charge - own;
 	e->charge = own;
-	list_move_tail(&e->lru, &ramster_clean.lru);
+	list_move_tail(&e->lru, &ramster_clean.stubs);
+	ramster_clean.nr_stubs++;
 	ramster_stat_inc(RAMSTER_STAT_CLEAN_REMOTE_PAGES);
 	ramster_stat_set(RAMSTER_STAT_CLEAN_POOL_SIZE, ramster_clean.bytes);
 }
 
-/* Drop the oldest entries, at most @max, until the pool fits in @room. */
+/* Do the stubs go before the data (they use over a quarter of @room)? */
+static bool ramster_clean_stubs_first(u64 room)
+{
+	u64 stub_bytes = (u64)ramster_clean.nr_stubs *
+			 kmem_cache_size(ramster_clean.entry_cache);
+
+	return !list_empty(&ramster_clean.stubs) &&
+	       (list_empty(&ramster_clean.lru) || stub_bytes > room / 4);
+}
+
+/*
+ * Evict the oldest entries, at most @max, until the pool fits in @room:
+ * data first (ramster_clean_evict()), the oldest stubs when they use too
+ * much of the room themselves.
+ */
 static unsigned long ramster_clean_drop_oldest(u64 room, unsigned long max)
 {
 	struct ramster_clean_entry *e;
 	unsigned long dropped = 0;
 
-	while (ramster_clean.bytes > room && dropped < max &&
-	       !list_empty(&ramster_clean.lru)) {
-		e = list_first_entry(&ramster_clean.lru,
-				     struct ramster_clean_entry, lru);
-		ramster_clean_evict(e);
+	while (ramster_clean.bytes > room && dropped < max) {
+		if (ramster_clean_stubs_first(room)) {
+			e = list_first_entry(&ramster_clean.stubs,
+					     struct ramster_clean_entry, lru);
+			ramster_clean_unlink(e);
+		} else if (!list_empty(&ramster_clean.lru)) {
+			e = list_first_entry(&ramster_clean.lru,
+					     struct ramster_clean_entry, lru);
+			ramster_clean_evict(e);
+		} else {
+			break;
+		}
 		dropped++;
 	}
 	return dropped;
@@ -493,19 +525,40 @@ void ramster_clean_make_room(const struct ramster_local_limits *limits)
 	} while (dropped == CLEAN_DROP_BATCH);
 }
 
+/*
+ * What the shrinker can free: the entries with data (about half a page
+ * each); a stub is a small fraction of a page and goes only when no data
+ * is left, so that memory pressure does not forget what peers hold.
+ */
 static unsigned long ramster_clean_count(struct shrinker *shrinker,
 					 struct shrink_control *sc)
 {
-	return ramster_stat_read(RAMSTER_STAT_CLEAN_PAGES);
+	unsigned long stubs = READ_ONCE(ramster_clean.nr_stubs);
+	u64 pages = ramster_stat_read(RAMSTER_STAT_CLEAN_PAGES);
+
+	return (pages > stubs ? pages - stubs : 0) + stubs / 32;
 }
 
 static unsigned long ramster_clean_scan(struct shrinker *shrinker,
 					struct shrink_control *sc)
 {
+	struct ramster_clean_entry *e;
 	unsigned long flags, freed;
 
 	spin_lock_irqsave(&ramster_clean.lock, flags);
-	freed = ramster_clean_drop_oldest(0, sc->nr_to_scan);
+	for (freed = 0; freed < sc->nr_to_scan; freed++) {
+		e = list_first_entry_or_null(&ramster_clean.lru,
+					     struct ramster_clean_entry, lru);
+		if (e) {
+			ramster_clean_evict(e);
+			continue;
+		}
+		e = list_first_entry_or_null(&ramster_clean.stubs,
+					     struct ramster_clean_entry, lru);
+		if (!e)
+			break;
+		ramster_clean_unlink(e);
+	}
 	spin_unlock_irqrestore(&ramster_clean.lock, flags);
 	ramster_stat_add(RAMSTER_STAT_CLEAN_SHRUNK, freed);
 	return freed ?: SHRINK_STOP;
@@ -1119,6 +1172,8 @@ static void ramster_clean_drop_all(void)
 
 	spin_lock_irqsave(&ramster_clean.lock, flags);
 	list_for_each_entry_safe(e, tmp, &ramster_clean.lru, lru)
+		ramster_clean_unlink(e);
+	list_for_each_entry_safe(e, tmp, &ramster_clean.stubs, lru)
 		ramster_clean_unlink(e);
 	idr_for_each_entry(&ramster_clean.pools, pool, id)
 		kfree(pool);
