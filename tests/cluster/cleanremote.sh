@@ -8,9 +8,10 @@
 #  1. The set is created, evicted and read twice (forward, then shuffled):
 #     node 2 held pages of it, node 1's second pass got pages from node 2,
 #     every page is right.
-#  2. The set is written again with another seed, evicted and read twice:
-#     every page is the new data (a copy of the old data on node 2, served
-#     for the same file and index, would be read as the old seed's page).
+#  2. The set is written again with another seed, file by file, each read
+#     back at once, then evicted and read again: every page is the new
+#     data (a copy of the old data on node 2, served for the same file and
+#     index, would be read as the old seed's page).
 #  3. A workload of 1.5x node 2's RAM presses node 2 while node 1 re-reads:
 #     node 2 drops ephemeral pages under its own pressure, node 1 reads
 #     those from the disk (a legal miss), every page is right, and node
@@ -79,17 +80,19 @@ create() {
 	[[ "$out" == *created* ]] || problem "fileset create $SEED: $(tr '\n' ' ' <<< "$out")"
 }
 
-# pass NAME ORDER: read and verify the whole set; sets BAD (bad pages, or
-# "?" if the read did not say), MS and SECTORS (read from the disk).  A
-# problem unless it exited 0 with 0 bad pages.
-pass() {
-	local name=$1 order=$2 out s0 s1 line
+# fileset_run NAME ARGS...: /bin/fileset ARGS in node 1 (read or
+# rewrite); sets BAD (bad pages, or "?" if it did not say), MS and
+# SECTORS (read from the disk).  A problem unless it exited 0 with 0 bad
+# pages.
+fileset_run() {
+	local name=$1 out s0 s1 line
+	shift
 	s0=$(sectors)
-	cx 1 "/bin/fileset read $SET $FILES 1024 $SEED $order > /tmp/$name.out 2>&1; echo rc=\$? >> /tmp/$name.out" >/dev/null
+	cx 1 "/bin/fileset $* > /tmp/$name.out 2>&1; echo rc=\$? >> /tmp/$name.out" >/dev/null
 	s1=$(sectors)
 	out=$(cx 1 "cat /tmp/$name.out")
 	echo "$out" > "$RAMSTER_CLUSTER_DIR/fileset-$name.txt"
-	line=$(grep -m1 '^fileset: read ' <<< "$out" || true)
+	line=$(grep -m1 -E '^fileset: (read|rewrite) ' <<< "$out" || true)
 	BAD=$(sed -n 's/.* bad=\([0-9]*\).*/\1/p' <<< "$line")
 	MS=$(sed -n 's/.* ms=\([0-9]*\).*/\1/p' <<< "$line")
 	SECTORS=$(($(num "$s1") - $(num "$s0")))
@@ -100,6 +103,9 @@ pass() {
 		problem "$name: $BAD bad pages ($(grep -m2 '^BAD ' <<< "$out" | tr '\n' ' ')fileset-$name.txt)"
 	fi
 }
+
+# pass NAME ORDER: read and verify the whole set (fileset_run).
+pass() { fileset_run "$1" read "$SET" "$FILES" 1024 "$SEED" "$2"; }
 
 # ephemeral_peak_now: the largest foreign_ephemeral_pages node 2 has shown.
 EPH_PEAK=0
@@ -148,24 +154,34 @@ clean_pages_remotified() {
 	FIGURES="$FILES files, $pages pages; $puts0 clean pages to node 2 (acknowledged), node 2 took $eputs0, held up to $EPH_PEAK; remote gets $((gets1 - gets0)) then $((gets2 - gets1)) ($(awk -v g="$((gets2 - gets1))" -v p="$pages" 'BEGIN { printf "%.1f", 100 * g / p }')%), misses $miss0; $ro1 pages only on node 2 after pass 1, $(($(n 1 clean_remote_invalidates) - inv0)) remote copies invalidated, $(($(n 1 clean_shrunk) - shrunk0)) entries shrunk; cleancache hits $hits1 then $hits2 ($(awk -v h="$hits2" -v p="$pages" 'BEGIN { printf "%.1f", 100 * h / p }')%); sectors read $p1sect then $SECTORS ($(awk -v a="$p1sect" -v b="$SECTORS" 'BEGIN { if (a) printf "%.1f", 100 * (a - b) / a; else print 0 }')% saved); $p1ms then $MS ms; 0 bad"
 }
 
-# Written again with a new seed: the truncation and the writes must reach
-# node 2's copies (invalidated), and what comes back from node 2 must be
-# the new data.
+remote_only_above() { [ "$(n 1 clean_remote_pages)" -gt "$1" ]; }
+
+# Written again with a new seed: the truncation must reach node 1's
+# entries and node 2's copies, and what comes back must be the new data.
+# First every page of the old data leaves the page cache (to cleancache,
+# node 2 getting copies); then each file is truncated, written anew,
+# dropped from the page cache and read back at once (fileset rewrite: the
+# last files read first, as their old pages are likeliest still kept), so
+# a copy of the old data that survived its truncation would be read, and
+# name the old seed.  Then the new set is evicted and read again.
 rewrite_coherent() {
-	local held inv0 gets0 gets miss0
+	local held inv0 gets0 gets miss0 ms1
+	evict1
+	within 20 remote_only_above 0 || true
 	held=$(n 1 clean_remote_pages)
 	[ "$held" -gt 0 ] ||
 		problem "node 1 had no clean page only on node 2 before the rewrite (clean_remote_pages $held): nothing stale to catch"
 	inv0=$(n 1 clean_remote_invalidates)
 	gets0=$(n 1 clean_remote_gets)
 	miss0=$(n 1 clean_remote_get_misses)
-	create 12
+	fileset_run rewrite1 rewrite "$SET" "$FILES" 1024 12 "$SEED" shuffled
+	ms1=$MS
+	SEED=12
 	evict1
-	pass rewrite1 forward
 	pass rewrite2 shuffled
 	gets=$(($(n 1 clean_remote_gets) - gets0))
 	[ "$gets" -gt 0 ] || problem "no page of the new data came from node 2 (clean_remote_gets +0)"
-	FIGURES="$held pages of the old data on node 2 when rewritten, remote invalidates +$(($(n 1 clean_remote_invalidates) - inv0)); 2 passes of the new data: $gets remote gets, $(($(n 1 clean_remote_get_misses) - miss0)) misses, 0 bad"
+	FIGURES="$held pages of the old data only on node 2 when rewritten, remote invalidates +$(($(n 1 clean_remote_invalidates) - inv0)); rewritten and read back file by file in $ms1 ms, read again in $MS ms: $gets remote gets, $(($(n 1 clean_remote_get_misses) - miss0)) misses, 0 bad"
 }
 
 # Node 2 under its own memory pressure while node 1 re-reads.

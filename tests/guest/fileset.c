@@ -16,6 +16,15 @@
  *           read them all (shuffled: in an order drawn from SEED) and
  *           verify every page; prints
  *           "fileset: read pages=N bad=B ms=T"
+ *   fileset rewrite DIR FILES PAGES SEED OLD-SEED forward|shuffled
+ *           file by file, in the reverse of the order "read ... OLD-SEED
+ *           ORDER" took (its last files first: their pages left the page
+ *           cache last): truncate the file and write it anew from SEED
+ *           with O_DIRECT (nothing of it in the page cache), and read it
+ *           back at once, so that little else happens to cleancache
+ *           between the truncation and the read: a stale copy of the old
+ *           data is read if one is kept;
+ *           prints "fileset: rewrite pages=N bad=B ms=T"
  *   fileset inodes DIR FILES
  *           the inode number of each file, on one line
  *   fileset coherency DIR SEED
@@ -138,27 +147,43 @@ static void evict(void)
 	close(fd);
 }
 
-static int create(const char *dir, unsigned int files, uint64_t pages,
-		  uint64_t seed)
+/*
+ * File @f of the set, version 1 from @seed, synced.  @direct: written
+ * with O_DIRECT, so none of it is left in the page cache (the guests have
+ * no fadvise) and a read goes to cleancache, then the disk.
+ */
+static void create_file(const char *path, unsigned int f, uint64_t pages,
+			uint64_t seed, int direct)
 {
-	uint8_t buf[PAGE];
-	char path[256];
-	unsigned int f;
+	uint8_t *buf;
 	uint64_t p;
 	int fd;
 
+	if (posix_memalign((void **)&buf, PAGE, PAGE))
+		die("posix_memalign");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | (direct ? O_DIRECT : 0),
+		  0644);
+	if (fd < 0)
+		die(path);
+	for (p = 0; p < pages; p++) {
+		make_page(seed, f, p, 1, buf);
+		write_all(fd, buf, PAGE, p * PAGE);
+	}
+	if (fsync(fd))
+		die("fsync");
+	close(fd);
+	free(buf);
+}
+
+static int create(const char *dir, unsigned int files, uint64_t pages,
+		  uint64_t seed)
+{
+	char path[256];
+	unsigned int f;
+
 	for (f = 0; f < files; f++) {
 		path_of(path, sizeof(path), dir, f);
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0)
-			die(path);
-		for (p = 0; p < pages; p++) {
-			make_page(seed, f, p, 1, buf);
-			write_all(fd, buf, PAGE, p * PAGE);
-		}
-		if (fsync(fd))
-			die("fsync");
-		close(fd);
+		create_file(path, f, pages, seed, 0);
 	}
 	return 0;
 }
@@ -187,12 +212,11 @@ static uint64_t verify_file(const char *path, unsigned int f, uint64_t pages,
 	return bad;
 }
 
-static int read_set(const char *dir, unsigned int files, uint64_t pages,
-		    uint64_t seed, const char *order)
+/* The order "read" takes the files in (malloc'ed). */
+static unsigned int *read_order(unsigned int files, uint64_t seed,
+				const char *order)
 {
 	unsigned int *perm = malloc(files * sizeof(*perm));
-	uint64_t bad = 0, start = now_ms();
-	char path[256];
 	unsigned int i, j, t;
 
 	if (!perm)
@@ -207,11 +231,41 @@ static int read_set(const char *dir, unsigned int files, uint64_t pages,
 			perm[j] = t;
 		}
 	}
+	return perm;
+}
+
+static int read_set(const char *dir, unsigned int files, uint64_t pages,
+		    uint64_t seed, const char *order)
+{
+	unsigned int *perm = read_order(files, seed, order);
+	uint64_t bad = 0, start = now_ms();
+	char path[256];
+	unsigned int i;
+
 	for (i = 0; i < files; i++) {
 		path_of(path, sizeof(path), dir, perm[i]);
 		bad += verify_file(path, perm[i], pages, seed, NULL, "read");
 	}
 	printf("fileset: read pages=%" PRIu64 " bad=%" PRIu64 " ms=%" PRIu64 "\n",
+	       files * pages, bad, now_ms() - start);
+	free(perm);
+	return bad ? 1 : 0;
+}
+
+static int rewrite(const char *dir, unsigned int files, uint64_t pages,
+		   uint64_t seed, uint64_t old_seed, const char *order)
+{
+	unsigned int *perm = read_order(files, old_seed, order);
+	uint64_t bad = 0, start = now_ms();
+	char path[256];
+	unsigned int i;
+
+	for (i = files; i-- > 0;) {
+		path_of(path, sizeof(path), dir, perm[i]);
+		create_file(path, perm[i], pages, seed, 1);
+		bad += verify_file(path, perm[i], pages, seed, NULL, "rewrite");
+	}
+	printf("fileset: rewrite pages=%" PRIu64 " bad=%" PRIu64 " ms=%" PRIu64 "\n",
 	       files * pages, bad, now_ms() - start);
 	free(perm);
 	return bad ? 1 : 0;
@@ -500,10 +554,13 @@ int main(int argc, char **argv)
 	if (argc == 7 && !strcmp(argv[1], "read"))
 		return read_set(argv[2], number(argv[3]), number(argv[4]),
 				number(argv[5]), argv[6]);
+	if (argc == 8 && !strcmp(argv[1], "rewrite"))
+		return rewrite(argv[2], number(argv[3]), number(argv[4]),
+			       number(argv[5]), number(argv[6]), argv[7]);
 	if (argc == 4 && !strcmp(argv[1], "inodes"))
 		return inodes(argv[2], number(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "coherency"))
 		return coherency(argv[2], number(argv[3]));
-	fprintf(stderr, "usage: fileset create|read|inodes|coherency ... (see the source)\n");
+	fprintf(stderr, "usage: fileset create|read|rewrite|inodes|coherency ... (see the source)\n");
 	return 2;
 }
