@@ -846,7 +846,12 @@ static void ramster_clean_remote_fn(struct work_struct *work)
 /* Unloading: no more copies; wait for those in flight, then for work. */
 static void ramster_clean_remote_stop(void)
 {
+	unsigned long flags;
+
+	/* Under the lock: every kick from an unlink sees it, or came before. */
+	spin_lock_irqsave(&ramster_clean.lock, flags);
 	WRITE_ONCE(ramster_clean.stopping, true);
+	spin_unlock_irqrestore(&ramster_clean.lock, flags);
 	cancel_work_sync(&ramster_clean.remote_work);
 	/* Each PUT ends with its reply, its link going down or a timeout. */
 	if (!wait_event_timeout(ramster_clean.remote_idle,
@@ -918,7 +923,10 @@ static int ramster_clean_init_shared_fs(uuid_t *uuid, size_t pagesize)
 
 /*
  * The data of remote-only @e (referenced), from its holder, into @page.
- * Sleeps.  Return: 0, -ENOENT for any miss, -EIO if it is not a page.
+ * Sleeps.  Return: 0; -ENOENT if the holder no longer has it (or cannot
+ * hold ephemeral pages any more); -EAGAIN for a miss that may pass (a
+ * timeout, a holder backed off or away, no memory here): the copy may
+ * still be good; -EIO if what came back is not the page.
  */
 static int ramster_clean_get_remote(struct ramster_clean_entry *e,
 				    struct page *page)
@@ -931,13 +939,15 @@ static int ramster_clean_get_remote(struct ramster_clean_entry *e,
 		return -ENOENT;
 	buf = kmalloc(e->length, GFP_NOIO | __GFP_NOWARN);
 	if (!buf)
-		return -ENOENT;
+		return -EAGAIN;
 	/* @holder, @crc and @hash were set before the entry lost its data. */
 	ret = ramster_eph_get(e->holder, e->gen, buf, e->length, e->crc,
 			      e->hash, READ_ONCE(clean_remote_get_ms));
 	if (!ret)
 		ret = ramster_clean_unpack(buf, e->length, 0, page);
-	else
+	else if (ret != -ENOENT && ret != -EIO && ret != -EOPNOTSUPP)
+		ret = -EAGAIN;
+	else if (ret != -EIO)
 		ret = -ENOENT;
 	kfree(buf);
 	return ret;
@@ -975,8 +985,12 @@ static int ramster_clean_get_page(int pool_id, struct cleancache_filekey key,
 
 	spin_lock_irqsave(&ramster_clean.lock, flags);
 	now = ramster_clean_lookup(pool_id, &key, index);
-	if (ret == -ENOENT) {
-		/* Not back from its peer: a miss, and the next read is the disk's. */
+	if (ret == -EAGAIN) {
+		/* Not back from its peer now: a miss; the stub stays. */
+		ret = -ENOENT;
+		ramster_stat_inc(RAMSTER_STAT_CLEAN_REMOTE_GET_MISSES);
+	} else if (ret == -ENOENT) {
+		/* Gone from its peer: a miss, and the next read is the disk's. */
 		if (ramster_clean_linked(e))
 			ramster_clean_unlink(e);
 		ramster_stat_inc(RAMSTER_STAT_CLEAN_REMOTE_GET_MISSES);
@@ -1168,13 +1182,27 @@ static void ramster_clean_drop_all(void)
 	struct ramster_clean_entry *e, *tmp;
 	struct ramster_clean_pool *pool;
 	unsigned long flags;
+	unsigned int n;
 	int id;
 
+	/* A batch per hold: interrupts come back between them. */
+	do {
+		n = 0;
+		spin_lock_irqsave(&ramster_clean.lock, flags);
+		list_for_each_entry_safe(e, tmp, &ramster_clean.lru, lru) {
+			if (n++ == CLEAN_DROP_BATCH)
+				break;
+			ramster_clean_unlink(e);
+		}
+		list_for_each_entry_safe(e, tmp, &ramster_clean.stubs, lru) {
+			if (n++ >= CLEAN_DROP_BATCH)
+				break;
+			ramster_clean_unlink(e);
+		}
+		spin_unlock_irqrestore(&ramster_clean.lock, flags);
+		cond_resched();
+	} while (n > CLEAN_DROP_BATCH);
 	spin_lock_irqsave(&ramster_clean.lock, flags);
-	list_for_each_entry_safe(e, tmp, &ramster_clean.lru, lru)
-		ramster_clean_unlink(e);
-	list_for_each_entry_safe(e, tmp, &ramster_clean.stubs, lru)
-		ramster_clean_unlink(e);
 	idr_for_each_entry(&ramster_clean.pools, pool, id)
 		kfree(pool);
 	spin_unlock_irqrestore(&ramster_clean.lock, flags);

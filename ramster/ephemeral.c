@@ -76,10 +76,13 @@ static bool ramster_eph_backing_off(const struct ramster_eph_backoff *b)
 	return READ_ONCE(b->ms) && time_before(jiffies, READ_ONCE(b->until));
 }
 
+/* Back off, or longer than last time; not again while backing off. */
 static void ramster_eph_back_off(struct ramster_eph_backoff *b)
 {
 	unsigned int ms = READ_ONCE(b->ms);
 
+	if (ramster_eph_backing_off(b))
+		return;
 	ms = ms ? min(2 * ms, EPH_BACKOFF_MAX_MS) : EPH_BACKOFF_MIN_MS;
 	WRITE_ONCE(b->until, jiffies + msecs_to_jiffies(ms));
 	WRITE_ONCE(b->ms, ms);

@@ -347,10 +347,11 @@ u32 ramster_foreign_put(struct ramster_foreign *fs, u8 node,
 	}
 	/*
 	 * Still over (the capacity was lowered under many ephemeral pages):
-	 * a swap page goes in all the same, the next PUTs and the shrinker
-	 * drop the rest; an ephemeral page does not.
+	 * a swap page goes in all the same if swap pages alone fit (the next
+	 * PUTs and the shrinker drop the rest); an ephemeral page does not.
 	 */
-	if (ephemeral && fs->total + fs->ephemeral >= capacity) {
+	if (ephemeral ? fs->total + fs->ephemeral >= capacity :
+			fs->total >= capacity) {
 		spin_unlock(&fs->lock);
 		ramster_foreign_free(fs, fp);
 		ramster_stat_add(RAMSTER_STAT_FOREIGN_EPHEMERAL_DROPPED, dropped);
