@@ -306,14 +306,10 @@ int ramster_eph_get(u8 node, u64 gen, void *buf, u32 len, u32 crc, u64 hash,
 	ret = ramster_send_if(node, RAMSTER_CAP_EPHEMERAL, msg, &greq.req);
 	if (ret)
 		return ret;
-	if (!wait_for_completion_timeout(&greq.done,
-					 msecs_to_jiffies(timeout_ms))) {
-		if (ramster_req_cancel(&greq.req)) {
-			ramster_eph_back_off(&ramster_eph_get_backoff[node]);
-			return -ETIMEDOUT;
-		}
-		/* Its reply is being handled: it still writes to us. */
-		wait_for_completion(&greq.done);
+	if (ramster_req_wait(&greq.req, &greq.done,
+			     msecs_to_jiffies(timeout_ms))) {
+		ramster_eph_back_off(&ramster_eph_get_backoff[node]);
+		return -ETIMEDOUT;
 	}
 	if (!greq.err)
 		ramster_eph_succeeded(&ramster_eph_get_backoff[node]);

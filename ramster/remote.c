@@ -689,12 +689,8 @@ static int ramster_remote_get_once(struct ramster_tree *tree,
 		return ret;
 	/* The link's own request timeout answers first; this is a backstop. */
 	timeout = msecs_to_jiffies(ramster_transport_request_timeout_ms() + 2000);
-	if (!wait_for_completion_timeout(&greq.done, timeout)) {
-		if (ramster_req_cancel(&greq.req))
-			return -ETIMEDOUT;
-		wait_for_completion(&greq.done);
-	}
-	return greq.err;
+	ret = ramster_req_wait(&greq.req, &greq.done, timeout);
+	return ret ?: greq.err;
 }
 
 /* The page is still where it was, only out of reach for now. */

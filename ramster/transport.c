@@ -672,6 +672,27 @@ bool ramster_req_cancel(struct ramster_req *req)
 	return pending;
 }
 
+/**
+ * ramster_req_wait - wait for a request's ->done(), or give up on it
+ * @req: a request queued by ramster_send_if()
+ * @done: completed by its ->done()
+ * @timeout: in jiffies
+ *
+ * Return: 0 once ->done() has run (with a reply or an error), or
+ * -ETIMEDOUT if the request was cancelled first: ->done() never runs.
+ */
+int ramster_req_wait(struct ramster_req *req, struct completion *done,
+		     unsigned long timeout)
+{
+	if (wait_for_completion_timeout(done, timeout))
+		return 0;
+	if (ramster_req_cancel(req))
+		return -ETIMEDOUT;
+	/* Its reply is being handled: ->done() still writes to its owner. */
+	wait_for_completion(done);
+	return 0;
+}
+
 static int ramster_peer_reply(struct ramster_peer *peer,
 			      const struct ramster_wire_hdr *hdr,
 			      const void *payload)

@@ -12,6 +12,7 @@
 #ifndef _RAMSTER_TRANSPORT_H
 #define _RAMSTER_TRANSPORT_H
 
+#include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/types.h>
 
@@ -122,6 +123,8 @@ int ramster_send_if(u8 node, u32 cap, struct ramster_msg *msg,
 int ramster_send_reply(u8 node, const struct ramster_wire_hdr *request,
 		       struct ramster_msg *msg);
 bool ramster_req_cancel(struct ramster_req *req);
+int ramster_req_wait(struct ramster_req *req, struct completion *done,
+		     unsigned long timeout);
 
 int ramster_transport_init(struct dentry *debugfs_root);
 void ramster_transport_stop(void);
