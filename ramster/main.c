@@ -74,6 +74,7 @@ static struct ramster_local_limits ramster_limits = {
 	.max_pool_percent = 20,
 	.max_compressed_percent = 75,
 	.same_filled = true,
+	.store_raw = true,
 };
 
 module_param_cb(max_pool_percent, &ramster_pool_percent_ops,
@@ -83,10 +84,13 @@ MODULE_PARM_DESC(max_pool_percent,
 module_param_cb(max_compressed_percent, &ramster_compressed_percent_ops,
 		&ramster_limits.max_compressed_percent, 0644);
 MODULE_PARM_DESC(max_compressed_percent,
-		 "reject pages that compress to more than this percent of a page, 10-100 (default 75)");
+		 "pages that compress to more than this percent of a page are kept raw (store_raw) or refused, 10-100 (default 75)");
 module_param_named(same_filled, ramster_limits.same_filled, bool, 0644);
 MODULE_PARM_DESC(same_filled,
 		 "store same-filled pages as one word (default Y)");
+module_param_named(store_raw, ramster_limits.store_raw, bool, 0644);
+MODULE_PARM_DESC(store_raw,
+		 "keep pages that compress above max_compressed_percent as they are rather than refuse them (default Y)");
 
 static bool writethrough;
 module_param(writethrough, bool, 0444);

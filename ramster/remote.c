@@ -345,6 +345,9 @@ static struct ramster_entry *ramster_remotify_pick(struct ramster_tree *tree,
 			break;
 		if (entry->flags & RAMSTER_ENTRY_REMOTIFYING)
 			continue;
+		/* Raw pages stay local until the wire can carry them. */
+		if (entry->flags & RAMSTER_ENTRY_RAW)
+			continue;
 		/* Enough copies elsewhere: the local one is stale. */
 		if (ramster_entry_nr_holders(entry) >= ramster_remote_want()) {
 			ramster_drop_local_copy(tree, entry, 0);
@@ -870,7 +873,7 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 	}
 	ret = ramster_remote_get(tree, entry, buf);
 	if (!ret) {
-		ret = ramster_local_decompress(buf, entry->length, page);
+		ret = ramster_local_unpack(entry, buf, page);
 		if (ret)
 			ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_BAD);
 	}
