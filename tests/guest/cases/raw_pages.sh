@@ -21,8 +21,10 @@ show_stats
 stores=$(stat_of stores)
 raw_stores=$(stat_of raw_stores)
 poor=$(stat_of reject_compress_poor)
+figures="rc=$rc bad=$(bad_pages) stores=$stores raw_stores=$raw_stores max_raw_pages=$(cat /tmp/max_raw) reject_compress_poor=$poor loads=$(stat_of loads)"
+echo "raw_pages: $figures"
 # "Near 0": a raw page is refused only when zsmalloc cannot allocate it.
-check raw_pages_stored_and_verified "rc=$rc bad=$(bad_pages) stores=$stores raw_stores=$raw_stores max_raw_pages=$(cat /tmp/max_raw) reject_compress_poor=$poor loads=$(stat_of loads)" \
+check raw_pages_stored_and_verified "$figures" \
 	test "$rc" = 0 -a "$(bad_pages)" = 0 -a "$raw_stores" -gt 0 \
 	-a "$raw_stores" -gt $(( stores / 2 )) \
 	-a "$(cat /tmp/max_raw)" -gt 0 -a "$(( poor * 100 ))" -le "$raw_stores" \
@@ -38,7 +40,9 @@ swap_on
 load_ramster max_pool_percent=30 store_raw=0
 run_workload $(( $(ram_mib) * 3 / 2 )) -R 90 -p 2; rc=$?
 show_stats
-check raw_pages_store_raw_off_refuses "rc=$rc bad=$(bad_pages) raw_stores=$(stat_of raw_stores) reject_compress_poor=$(stat_of reject_compress_poor)" \
+figures="rc=$rc bad=$(bad_pages) raw_stores=$(stat_of raw_stores) reject_compress_poor=$(stat_of reject_compress_poor)"
+echo "raw_pages, store_raw=0: $figures"
+check raw_pages_store_raw_off_refuses "$figures" \
 	test "$rc" = 0 -a "$(bad_pages)" = 0 -a "$(stat_of raw_stores)" = 0 \
 	-a "$(stat_of reject_compress_poor)" -gt 0
 check raw_pages_no_kernel_warnings "see dmesg" dmesg_clean
