@@ -935,6 +935,8 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 	if (!ret) {
 		ramster_lat_record(start);
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS);
+		if (entry->flags & RAMSTER_ENTRY_RAW)
+			ramster_stat_inc(RAMSTER_STAT_REMOTE_RAW_LOADS);
 	}
 	kfree(buf);
 	return ret;
