@@ -452,7 +452,13 @@ static int ramster_put_send(struct ramster_put_set *set, u8 node,
 	preq->req.reply_type = RAMSTER_MSG_PUT_REPLY;
 	preq->req.done = ramster_put_done;
 	atomic_inc(&ramster_remote_inflight);
-	ret = ramster_send(node, msg, &preq->req);
+	/*
+	 * A raw page only on a link whose handshake offered RAMSTER_CAP_RAW,
+	 * checked with the link's state: the node may have come back, older,
+	 * since it was picked.
+	 */
+	ret = ramster_send_if(node, set->entry->flags & RAMSTER_ENTRY_RAW ?
+			      RAMSTER_CAP_RAW : 0, msg, &preq->req);
 	if (ret) {
 		atomic_dec(&ramster_remote_inflight);
 		kfree(preq);
