@@ -352,9 +352,15 @@ static struct ramster_entry *ramster_remotify_pick(struct ramster_tree *tree,
 			break;
 		if (entry->flags & RAMSTER_ENTRY_REMOTIFYING)
 			continue;
-		/* No node that takes raw pages has room: it stays here. */
-		if ((entry->flags & RAMSTER_ENTRY_RAW) && !raw_ok)
+		/*
+		 * No node that takes raw pages has room: it stays here, at
+		 * the young end, so that raw pages cannot fill the scanned
+		 * head of the LRU and stop the compressed ones leaving.
+		 */
+		if ((entry->flags & RAMSTER_ENTRY_RAW) && !raw_ok) {
+			list_move_tail(&entry->lru, &tree->lru);
 			continue;
+		}
 		/* Enough copies elsewhere: the local one is stale. */
 		if (ramster_entry_nr_holders(entry) >= ramster_remote_want()) {
 			ramster_drop_local_copy(tree, entry, 0);
