@@ -314,6 +314,15 @@ void ramster_local_release(unsigned long handle)
 	zs_free(ramster_pool, handle);
 }
 
+/*
+ * Move objects out of sparse zspages so emptied ones go back to the
+ * system; eviction frees objects all over the pool.  Sleeps.
+ */
+unsigned long ramster_local_compact(void)
+{
+	return zs_compact(ramster_pool);
+}
+
 /* Pages the pool uses now. */
 unsigned long ramster_local_pool_pages(void)
 {

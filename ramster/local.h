@@ -35,6 +35,7 @@ int ramster_local_unpack(const struct ramster_entry *entry, const void *src,
 			 struct page *page);
 void ramster_local_copy(const struct ramster_entry *entry, void *buf);
 unsigned long ramster_local_pool_pages(void);
+unsigned long ramster_local_compact(void);
 unsigned long ramster_local_adopt(const void *data, unsigned int len);
 void ramster_local_release(unsigned long handle);
 void ramster_local_free(struct ramster_entry *entry);

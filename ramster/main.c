@@ -171,6 +171,12 @@ static void ramster_free_entry(struct ramster_tree *tree,
  *********************************/
 static void ramster_evict_fn(struct work_struct *work);
 static DECLARE_WORK(ramster_evict_work, ramster_evict_fn);
+/*
+ * Its own queue: WQ_MEM_RECLAIM (a rescuer, since eviction is how memory
+ * comes back under pressure) and WQ_HIGHPRI (a task looping in direct
+ * reclaim must not starve it on a small machine).
+ */
+static struct workqueue_struct *ramster_evict_wq;
 
 /* Is the pool above @percent of its limit? */
 static bool ramster_pool_above(unsigned int percent)
@@ -261,7 +267,8 @@ static bool ramster_evict_one(struct ramster_tree *tree,
  * low mark for a while; without a bound a run could empty the pool.
  */
 #define RAMSTER_EVICT_BATCH	1024
-#define RAMSTER_EVICT_MISSES	64
+#define RAMSTER_EVICT_MISSES	256
+#define RAMSTER_EVICT_COMPACT	64
 
 static void ramster_evict_fn(struct work_struct *work)
 {
@@ -289,8 +296,13 @@ static void ramster_evict_fn(struct work_struct *work)
 		}
 		if (!any)
 			break;
+		/* Freed objects are scattered: give emptied zspages back. */
+		if (done && !(done % RAMSTER_EVICT_COMPACT))
+			ramster_local_compact();
 		cond_resched();
 	}
+	if (done)
+		ramster_local_compact();
 	memalloc_noio_restore(noio);
 }
 
@@ -333,7 +345,7 @@ static int ramster_frontswap_store(unsigned int type, pgoff_t offset,
 	ramster_clean_make_room(&ramster_limits);
 	/* The coldest pages leave for the device (evict, don't refuse). */
 	if (ramster_pool_above(READ_ONCE(evict_high_percent)))
-		queue_work(system_unbound_wq, &ramster_evict_work);
+		queue_work(ramster_evict_wq, &ramster_evict_work);
 	if (ramster_local_full(&ramster_limits)) {
 		/* Eviction is behind: this page goes to the device. */
 		ramster_remote_kick();
@@ -520,6 +532,12 @@ static int __init ramster_init(void)
 	ramster_entry_cache = KMEM_CACHE(ramster_entry, 0);
 	if (!ramster_entry_cache)
 		return -ENOMEM;
+	ramster_evict_wq = alloc_workqueue("ramster_evict", WQ_UNBOUND |
+					   WQ_MEM_RECLAIM | WQ_HIGHPRI, 1);
+	if (!ramster_evict_wq) {
+		ret = -ENOMEM;
+		goto err_destroy_cache;
+	}
 
 	ret = ramster_local_init(compressor);
 	if (ret == -ENOENT) {
@@ -528,7 +546,7 @@ static int __init ramster_init(void)
 		ret = -EINVAL;
 	}
 	if (ret)
-		goto err_destroy_cache;
+		goto err_destroy_wq;
 
 	ramster_stats_init(ramster_refresh_stats);
 	ret = ramster_transport_init(ramster_stats_debugfs_root());
@@ -599,6 +617,8 @@ err_exit_transport:
 err_exit_stats:
 	ramster_stats_exit();
 	ramster_local_exit();
+err_destroy_wq:
+	destroy_workqueue(ramster_evict_wq);
 err_destroy_cache:
 	kmem_cache_destroy(ramster_entry_cache);
 	return ret;
@@ -626,6 +646,7 @@ static void __exit ramster_exit(void)
 	frontswap_writethrough(false);
 	/* No entry is left to evict; the work must not touch freed trees. */
 	cancel_work_sync(&ramster_evict_work);
+	destroy_workqueue(ramster_evict_wq);
 
 	/*
 	 * The services that send stop first (the recall and re-replication
