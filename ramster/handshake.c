@@ -104,12 +104,17 @@ static void ramster_handshake_hdr(struct ramster_wire_hdr *hdr, u8 type,
 	hdr->src_node = cpu_to_le16(me);
 }
 
-/* What this node offers: ephemeral pages, and from its key and encrypt=. */
+/*
+ * What this node offers: ephemeral pages, raw pages, and from its key
+ * and encrypt=.
+ */
 static u32 ramster_handshake_caps(void)
 {
+	u32 caps = RAMSTER_CAP_EPHEMERAL | RAMSTER_CAP_RAW;
+
 	if (!ramster_auth_has_key())
-		return RAMSTER_CAP_EPHEMERAL;
-	return RAMSTER_CAP_EPHEMERAL | RAMSTER_CAP_AUTH |
+		return caps;
+	return caps | RAMSTER_CAP_AUTH |
 	       (READ_ONCE(encrypt) ? RAMSTER_CAP_ENCRYPT : 0);
 }
 

@@ -97,6 +97,8 @@ bool ramster_holders_is_holder(u8 node)
  * @node: the chosen node
  * @exclude: nodes that already hold (or are about to hold) a copy of
  *	the page, RAMSTER_NO_NODE in unused slots
+ * @allowed: NULL, or a bitmap of RAMSTER_MAX_NODES bits: only those
+ *	nodes may be chosen (those that can take the page's kind)
  *
  * The live holder not in @exclude that last advertised the most free
  * room, less what we sent it since; one page of that room is reserved
@@ -105,7 +107,8 @@ bool ramster_holders_is_holder(u8 node)
  *
  * Return: 0, or -ENOSPC if no such holder has room.
  */
-int ramster_holders_pick(u8 *node, const u8 exclude[RAMSTER_MAX_HOLDERS])
+int ramster_holders_pick(u8 *node, const u8 exclude[RAMSTER_MAX_HOLDERS],
+			 const unsigned long *allowed)
 {
 	struct ramster_holder *h;
 	s64 best_room = 0;
@@ -115,7 +118,8 @@ int ramster_holders_pick(u8 *node, const u8 exclude[RAMSTER_MAX_HOLDERS])
 	for (i = 0; i < RAMSTER_MAX_NODES; i++) {
 		h = &ramster_holders[i];
 		if (!h->holds || !READ_ONCE(h->live) ||
-		    READ_ONCE(h->forgetting) || h->room <= best_room)
+		    READ_ONCE(h->forgetting) || h->room <= best_room ||
+		    (allowed && !test_bit(i, allowed)))
 			continue;
 		for (j = 0; j < RAMSTER_MAX_HOLDERS; j++)
 			if (exclude[j] == i)

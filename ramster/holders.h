@@ -16,7 +16,8 @@ void ramster_holders_exit(void);
 void ramster_holders_pause(bool paused);
 bool ramster_holders_may_remotify(void);
 bool ramster_holders_is_holder(u8 node);
-int ramster_holders_pick(u8 *node, const u8 exclude[RAMSTER_MAX_HOLDERS]);
+int ramster_holders_pick(u8 *node, const u8 exclude[RAMSTER_MAX_HOLDERS],
+			 const unsigned long *allowed);
 void ramster_holders_unpick(u8 node);
 void ramster_holders_set_forgetting(u8 node, bool forgetting);
 unsigned int ramster_holders_count(void);

@@ -15,6 +15,12 @@
 #define RAMSTER_ENTRY_LOCAL		BIT(1)
 /* A PUT of this entry to another node is in flight. */
 #define RAMSTER_ENTRY_REMOTIFYING	BIT(2)
+/*
+ * The data is the page itself, PAGE_SIZE bytes, not compressed (the page
+ * did not compress below max_compressed_percent): loaded with a copy,
+ * sent as RAMSTER_COMP_RAW.  Set at store time, never changed.
+ */
+#define RAMSTER_ENTRY_RAW		BIT(3)
 
 /* Nodes that may hold a copy of one entry: the most replicas. */
 #define RAMSTER_MAX_HOLDERS		2
@@ -33,7 +39,7 @@
  * @refcount: the tree's reference plus one per user; the tree lock
  *	protects it
  * @flags: RAMSTER_ENTRY_*
- * @length: compressed length; 0 if same-filled
+ * @length: compressed length; 0 if same-filled; PAGE_SIZE if raw
  * @crc: crc32c of the compressed data, kept while a copy is remote: a
  *	copy that comes back must match it bit for bit
  * @holders: nodes holding a copy, RAMSTER_NO_NODE in unused slots

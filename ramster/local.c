@@ -4,7 +4,12 @@
  *
  * A page is kept as one of:
  *  - a same-filled page: the repeated word, in the entry, no pool memory;
- *  - compressed with the module's compressor, in a zsmalloc object.
+ *  - compressed with the module's compressor, in a zsmalloc object;
+ *  - raw: a page that compresses above max_compressed_percent is kept as
+ *    it is, PAGE_SIZE bytes in zsmalloc's largest class, and loaded with
+ *    a copy (store_raw; without it such pages are refused as before).
+ *    Compressing it further would save little pool memory and cost a
+ *    decompression at every load; refusing it sends it to the disk.
  * Each refusal has its own counter (reject_*), and a refused page goes to
  * the swap device: refusing is always safe, storing something that cannot
  * be produced again never is.
@@ -74,7 +79,39 @@ bool ramster_local_full(const struct ramster_local_limits *limits)
 				      limits->max_pool_percent);
 }
 
-/* Compress @page into the pool; on success fill @entry's data fields. */
+/*
+ * Keep @page as it is (raw) in the pool; on success fill @entry's data
+ * fields.  The pool limit is the caller's, as for any page: a raw page
+ * costs a whole page of it.  A raw page the pool cannot allocate is
+ * refused as compressing poorly (the page went nowhere because of that).
+ */
+static int ramster_local_store_raw(struct ramster_entry *entry,
+				   struct page *page)
+{
+	unsigned long handle;
+	void *dst;
+
+	handle = zs_malloc(ramster_pool, PAGE_SIZE, STORE_GFP);
+	if (IS_ERR_VALUE(handle)) {
+		ramster_stat_inc(RAMSTER_STAT_REJECT_COMPRESS_POOR);
+		return -ENOMEM;
+	}
+	dst = zs_map_object(ramster_pool, handle, ZS_MM_WO);
+	memcpy_from_page(dst, page, 0, PAGE_SIZE);
+	zs_unmap_object(ramster_pool, handle);
+
+	entry->handle = handle;
+	entry->length = PAGE_SIZE;
+	entry->flags |= RAMSTER_ENTRY_LOCAL | RAMSTER_ENTRY_RAW;
+	ramster_stat_inc(RAMSTER_STAT_RAW_STORES);
+	ramster_stat_inc(RAMSTER_STAT_RAW_PAGES);
+	return 0;
+}
+
+/*
+ * Compress @page into the pool; on success fill @entry's data fields.  A
+ * page that compresses poorly is kept raw (store_raw) or refused.
+ */
 static int ramster_local_compress(struct ramster_entry *entry,
 				  struct page *page,
 				  const struct ramster_local_limits *limits)
@@ -82,6 +119,7 @@ static int ramster_local_compress(struct ramster_entry *entry,
 	struct ramster_comp_ctx *ctx;
 	unsigned int dlen = 2 * PAGE_SIZE;
 	unsigned long handle;
+	bool raw = false;
 	void *src, *dst;
 	int ret;
 
@@ -95,7 +133,9 @@ static int ramster_local_compress(struct ramster_entry *entry,
 		goto out_put_ctx;
 	}
 	if (ramster_compressed_too_big(dlen, limits->max_compressed_percent)) {
-		ramster_stat_inc(RAMSTER_STAT_REJECT_COMPRESS_POOR);
+		raw = limits->store_raw;
+		if (!raw)
+			ramster_stat_inc(RAMSTER_STAT_REJECT_COMPRESS_POOR);
 		ret = -E2BIG;
 		goto out_put_ctx;
 	}
@@ -115,6 +155,9 @@ static int ramster_local_compress(struct ramster_entry *entry,
 	entry->flags |= RAMSTER_ENTRY_LOCAL;
 out_put_ctx:
 	ramster_comp_put(ctx);
+	/* Without the compressor's context: a copy needs none. */
+	if (raw)
+		ret = ramster_local_store_raw(entry, page);
 	return ret;
 }
 
@@ -172,21 +215,33 @@ static int ramster_local_decompress_ctx(struct ramster_comp_ctx *ctx,
 }
 
 /**
- * ramster_local_decompress - decompress a page from a buffer
- * @src: compressed data, back from another node
- * @len: its length
+ * ramster_local_unpack - produce a page from an entry's data in a buffer
+ * @entry: the entry, referenced by the caller
+ * @src: its data (entry->length bytes), back from another node
  * @page: the page to fill
  *
- * Return: 0, or -EIO if the data does not decompress to exactly one page;
- * the page's contents are then undefined and must not be used.
+ * A raw entry's data is copied, any other's decompressed.
+ *
+ * Return: 0, or -EIO if the data does not decompress to exactly one page
+ * (or a raw entry is not one page long); the page's contents are then
+ * undefined and must not be used.
  */
-int ramster_local_decompress(const void *src, unsigned int len,
-			     struct page *page)
+int ramster_local_unpack(const struct ramster_entry *entry, const void *src,
+			 struct page *page)
 {
-	struct ramster_comp_ctx *ctx = ramster_comp_get();
+	struct ramster_comp_ctx *ctx;
 	int ret;
 
-	ret = ramster_local_decompress_ctx(ctx, src, len, page);
+	if (entry->flags & RAMSTER_ENTRY_RAW) {
+		if (entry->length != PAGE_SIZE) {
+			ramster_stat_inc(RAMSTER_STAT_LOAD_DECOMPRESS_FAIL);
+			return -EIO;
+		}
+		memcpy_to_page(page, 0, src, PAGE_SIZE);
+		return 0;
+	}
+	ctx = ramster_comp_get();
+	ret = ramster_local_decompress_ctx(ctx, src, entry->length, page);
 	ramster_comp_put(ctx);
 	return ret;
 }
@@ -199,7 +254,7 @@ int ramster_local_decompress(const void *src, unsigned int len,
  * The compressor's mutex is taken before the pool object is mapped: a
  * mapping disables preemption until it is unmapped.
  *
- * Return: 0 or -EIO (see ramster_local_decompress()).
+ * Return: 0 or -EIO (see ramster_local_unpack()).
  */
 int ramster_local_load(const struct ramster_entry *entry, struct page *page)
 {
@@ -213,6 +268,12 @@ int ramster_local_load(const struct ramster_entry *entry, struct page *page)
 		kunmap_local(dst);
 		return 0;
 	}
+	if (entry->flags & RAMSTER_ENTRY_RAW) {
+		src = zs_map_object(ramster_pool, entry->handle, ZS_MM_RO);
+		memcpy_to_page(page, 0, src, PAGE_SIZE);
+		zs_unmap_object(ramster_pool, entry->handle);
+		return 0;
+	}
 
 	ctx = ramster_comp_get();
 	src = zs_map_object(ramster_pool, entry->handle, ZS_MM_RO);
@@ -222,7 +283,7 @@ int ramster_local_load(const struct ramster_entry *entry, struct page *page)
 	return ret;
 }
 
-/* Copy an entry's local compressed data (entry->length bytes) to @buf. */
+/* Copy an entry's local data (entry->length bytes, raw or not) to @buf. */
 void ramster_local_copy(const struct ramster_entry *entry, void *buf)
 {
 	void *src = zs_map_object(ramster_pool, entry->handle, ZS_MM_RO);
@@ -253,6 +314,15 @@ void ramster_local_release(unsigned long handle)
 	zs_free(ramster_pool, handle);
 }
 
+/*
+ * Move objects out of sparse zspages so emptied ones go back to the
+ * system; eviction frees objects all over the pool.  Sleeps.
+ */
+unsigned long ramster_local_compact(void)
+{
+	return zs_compact(ramster_pool);
+}
+
 /* Pages the pool uses now. */
 unsigned long ramster_local_pool_pages(void)
 {
@@ -265,6 +335,9 @@ unsigned long ramster_local_pool_pages(void)
  */
 void ramster_local_free(struct ramster_entry *entry)
 {
+	/* A raw page is counted as long as it is stored, wherever. */
+	if (entry->flags & RAMSTER_ENTRY_RAW)
+		ramster_stat_dec(RAMSTER_STAT_RAW_PAGES);
 	if (entry->flags & RAMSTER_ENTRY_SAME_FILLED) {
 		ramster_stat_dec(RAMSTER_STAT_SAME_FILLED_PAGES);
 	} else if (entry->flags & RAMSTER_ENTRY_LOCAL) {

@@ -18,13 +18,48 @@
  *     (/sys/module/ramster/control/drain, lifecycle.c).
  *  3. invalidate_page runs under the swap area's spinlock: it and
  *     everything it calls only take spinlocks and never sleep.
+ *
+ * Eviction (evict, don't refuse): a store that finds the pool over
+ * evict_high_percent of its limit kicks ramster_evict_work, which writes
+ * the coldest local entries (the head of each tree's LRU) back to their
+ * swap slots with frontswap_writeback() (kernel patch 0018) until the
+ * pool is under evict_low_percent; a store is refused (reject_pool_limit)
+ * only when the pool is at the limit itself.  Pages that can leave for a
+ * peer leave earlier, at remote.c's lower mark; eviction is what is left
+ * when they cannot.  Races:
+ *  - A load or invalidate of the entry during write-back: the worker
+ *    holds a reference (the entry and its local copy stay allocated),
+ *    and once frontswap_writeback() has the slot's page locked in the
+ *    swap cache, loads of the slot wait on that lock and the slot cannot
+ *    be freed (so no invalidate).  The fill then checks, under the tree
+ *    lock, that the entry is still the slot's, local and not being
+ *    remotified; the slot may have been freed and stored to again before
+ *    the page was in the swap cache.  A slot whose page is already in
+ *    the swap cache is skipped (evict_skipped_busy).  After a started
+ *    write the entry is erased from the index if it is still there.
+ *  - swapoff: frontswap_writeback() pins the area (get_swap_device())
+ *    and returns -ENOENT once it is going; the tree outlives swapoff.
+ *  - Module unload: every entry pins the module, so rmmod runs only with
+ *    no entries; ramster_exit() still cancels the work before freeing the
+ *    trees.
+ *  - writethrough: the page is on the device already; writing it again
+ *    is redundant but correct, and clears frontswap's bit the same way,
+ *    so the local copy is dropped by the same path.
+ *  - An entry being remotified (REMOTIFYING) is skipped: the PUT owns it.
+ *  - Allocations under pressure: the worker runs under
+ *    memalloc_noio_save(), so frontswap_writeback()'s GFP_KERNEL swap
+ *    cache page, and any reclaim it enters, cannot write swap pages
+ *    (no __GFP_IO), so it never recurses into our store.  The store
+ *    path itself only queues the work (no allocation, no waiting).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/frontswap.h>
 #include <linux/moduleparam.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
+#include <linux/workqueue.h>
 
 #include "ramster.h"
 #include "cleancache.h"
@@ -33,6 +68,7 @@
 #include "lender.h"
 #include "lifecycle.h"
 #include "local.h"
+#include "policy.h"
 #include "recall.h"
 #include "remote.h"
 #include "replicas.h"
@@ -74,6 +110,7 @@ static struct ramster_local_limits ramster_limits = {
 	.max_pool_percent = 20,
 	.max_compressed_percent = 75,
 	.same_filled = true,
+	.store_raw = true,
 };
 
 module_param_cb(max_pool_percent, &ramster_pool_percent_ops,
@@ -83,15 +120,29 @@ MODULE_PARM_DESC(max_pool_percent,
 module_param_cb(max_compressed_percent, &ramster_compressed_percent_ops,
 		&ramster_limits.max_compressed_percent, 0644);
 MODULE_PARM_DESC(max_compressed_percent,
-		 "reject pages that compress to more than this percent of a page, 10-100 (default 75)");
+		 "pages that compress to more than this percent of a page are kept raw (store_raw) or refused, 10-100 (default 75)");
 module_param_named(same_filled, ramster_limits.same_filled, bool, 0644);
 MODULE_PARM_DESC(same_filled,
 		 "store same-filled pages as one word (default Y)");
+module_param_named(store_raw, ramster_limits.store_raw, bool, 0644);
+MODULE_PARM_DESC(store_raw,
+		 "keep pages that compress above max_compressed_percent as they are rather than refuse them (default Y)");
 
 static bool writethrough;
 module_param(writethrough, bool, 0444);
 MODULE_PARM_DESC(writethrough,
 		 "also write every stored page to the swap device (default N)");
+
+static unsigned int evict_high_percent = 95;
+module_param_cb(evict_high_percent, &ramster_pool_percent_ops,
+		&evict_high_percent, 0644);
+MODULE_PARM_DESC(evict_high_percent,
+		 "above this percent of the pool limit the coldest pages are written back to the swap device, 1-100 (default 95)");
+static unsigned int evict_low_percent = 90;
+module_param_cb(evict_low_percent, &ramster_pool_percent_ops,
+		&evict_low_percent, 0644);
+MODULE_PARM_DESC(evict_low_percent,
+		 "eviction stops below this percent of the pool limit, 1-100 (default 90)");
 
 /*********************************
  * per swap type trees
@@ -113,6 +164,146 @@ static void ramster_free_entry(struct ramster_tree *tree,
 	kmem_cache_free(ramster_entry_cache, entry);
 	ramster_stat_dec(RAMSTER_STAT_STORED_PAGES);
 	module_put(THIS_MODULE);
+}
+
+/*********************************
+ * eviction (see the top of the file)
+ *********************************/
+static void ramster_evict_fn(struct work_struct *work);
+static DECLARE_WORK(ramster_evict_work, ramster_evict_fn);
+/*
+ * Its own queue: WQ_MEM_RECLAIM (a rescuer, since eviction is how memory
+ * comes back under pressure) and WQ_HIGHPRI (a task looping in direct
+ * reclaim must not starve it on a small machine).
+ */
+static struct workqueue_struct *ramster_evict_wq;
+
+/* Is the pool above @percent of its limit? */
+static bool ramster_pool_above(unsigned int percent)
+{
+	return ramster_pool_over_mark(ramster_local_pool_pages(),
+				      totalram_pages(),
+				      READ_ONCE(ramster_limits.max_pool_percent),
+				      percent);
+}
+
+/**
+ * struct ramster_evict_ctx - one entry being written back
+ * @tree: its tree
+ * @entry: the entry, referenced
+ */
+struct ramster_evict_ctx {
+	struct ramster_tree *tree;
+	struct ramster_entry *entry;
+};
+
+/* frontswap_writeback()'s fill: the slot's page is locked in the cache. */
+static int ramster_evict_fill(struct page *page, void *arg)
+{
+	struct ramster_evict_ctx *ctx = arg;
+	struct ramster_entry *entry = ctx->entry;
+	bool current_local;
+
+	spin_lock(&ctx->tree->lock);
+	current_local = ramster_index_lookup(ctx->tree, entry->offset) ==
+				entry &&
+			(entry->flags & RAMSTER_ENTRY_LOCAL) &&
+			!(entry->flags & RAMSTER_ENTRY_REMOTIFYING);
+	spin_unlock(&ctx->tree->lock);
+	if (!current_local)
+		return -ENOENT;
+	/* Our reference keeps the local copy (see the load). */
+	return ramster_local_load(entry, page);
+}
+
+/* The coldest local entry of @tree, referenced, moved to the young end. */
+static struct ramster_entry *ramster_evict_pick(struct ramster_tree *tree)
+{
+	struct ramster_entry *entry, *found = NULL;
+
+	spin_lock(&tree->lock);
+	list_for_each_entry(entry, &tree->lru, lru) {
+		if (entry->flags & RAMSTER_ENTRY_REMOTIFYING)
+			continue;
+		found = entry;
+		ramster_entry_get(found);
+		list_move_tail(&found->lru, &tree->lru);
+		break;
+	}
+	spin_unlock(&tree->lock);
+	return found;
+}
+
+/* Write one entry back; true if it left the pool. */
+static bool ramster_evict_one(struct ramster_tree *tree,
+			      struct ramster_entry *entry)
+{
+	struct ramster_evict_ctx ctx = { .tree = tree, .entry = entry };
+	int ret;
+
+	ret = frontswap_writeback(tree->type, entry->offset,
+				  ramster_evict_fill, &ctx);
+	spin_lock(&tree->lock);
+	if (!ret && ramster_index_lookup(tree, entry->offset) == entry) {
+		/* The device has the page: forget ours, as an invalidate. */
+		ramster_index_erase(tree, entry);
+		ramster_entry_put(tree, entry);
+	}
+	ramster_entry_put(tree, entry);
+	spin_unlock(&tree->lock);
+
+	if (!ret)
+		ramster_stat_inc(RAMSTER_STAT_EVICTED_WRITTEN_BACK);
+	else if (ret == -EEXIST)
+		ramster_stat_inc(RAMSTER_STAT_EVICT_SKIPPED_BUSY);
+	else if (ret != -ENOENT)
+		ramster_stat_inc(RAMSTER_STAT_EVICT_WRITEBACK_FAILED);
+	return !ret;
+}
+
+/*
+ * Entries one run may write back: freed objects give pages back to the
+ * pool only when their zspage empties, so the pool may stay above the
+ * low mark for a while; without a bound a run could empty the pool.
+ */
+#define RAMSTER_EVICT_BATCH	1024
+#define RAMSTER_EVICT_MISSES	256
+#define RAMSTER_EVICT_COMPACT	64
+
+static void ramster_evict_fn(struct work_struct *work)
+{
+	unsigned int noio, type, misses = 0, done = 0;
+	struct ramster_entry *entry;
+	struct ramster_tree *tree;
+	bool any;
+
+	noio = memalloc_noio_save();
+	while (ramster_pool_above(READ_ONCE(evict_low_percent)) &&
+	       misses < RAMSTER_EVICT_MISSES && done < RAMSTER_EVICT_BATCH) {
+		any = false;
+		for (type = 0; type < MAX_SWAPFILES; type++) {
+			tree = READ_ONCE(ramster_trees[type]);
+			if (!tree)
+				continue;
+			entry = ramster_evict_pick(tree);
+			if (!entry)
+				continue;
+			any = true;
+			if (ramster_evict_one(tree, entry))
+				done++;
+			else
+				misses++;
+		}
+		if (!any)
+			break;
+		/* Freed objects are scattered: give emptied zspages back. */
+		if (done && !(done % RAMSTER_EVICT_COMPACT))
+			ramster_local_compact();
+		cond_resched();
+	}
+	if (done)
+		ramster_local_compact();
+	memalloc_noio_restore(noio);
 }
 
 /*********************************
@@ -152,8 +343,11 @@ static int ramster_frontswap_store(unsigned int type, pgoff_t offset,
 	}
 	/* Clean pages (cleancache.c) give way to swap pages. */
 	ramster_clean_make_room(&ramster_limits);
+	/* The coldest pages leave for the device (evict, don't refuse). */
+	if (ramster_pool_above(READ_ONCE(evict_high_percent)))
+		queue_work(ramster_evict_wq, &ramster_evict_work);
 	if (ramster_local_full(&ramster_limits)) {
-		/* This page goes to the device; later ones may fit again. */
+		/* Eviction is behind: this page goes to the device. */
 		ramster_remote_kick();
 		ramster_stat_inc(RAMSTER_STAT_REJECT_POOL_LIMIT);
 		return -ENOMEM;
@@ -338,6 +532,12 @@ static int __init ramster_init(void)
 	ramster_entry_cache = KMEM_CACHE(ramster_entry, 0);
 	if (!ramster_entry_cache)
 		return -ENOMEM;
+	ramster_evict_wq = alloc_workqueue("ramster_evict", WQ_UNBOUND |
+					   WQ_MEM_RECLAIM | WQ_HIGHPRI, 1);
+	if (!ramster_evict_wq) {
+		ret = -ENOMEM;
+		goto err_destroy_cache;
+	}
 
 	ret = ramster_local_init(compressor);
 	if (ret == -ENOENT) {
@@ -346,7 +546,7 @@ static int __init ramster_init(void)
 		ret = -EINVAL;
 	}
 	if (ret)
-		goto err_destroy_cache;
+		goto err_destroy_wq;
 
 	ramster_stats_init(ramster_refresh_stats);
 	ret = ramster_transport_init(ramster_stats_debugfs_root());
@@ -417,6 +617,8 @@ err_exit_transport:
 err_exit_stats:
 	ramster_stats_exit();
 	ramster_local_exit();
+err_destroy_wq:
+	destroy_workqueue(ramster_evict_wq);
 err_destroy_cache:
 	kmem_cache_destroy(ramster_entry_cache);
 	return ret;
@@ -442,6 +644,9 @@ static void __exit ramster_exit(void)
 		 ret))
 		return;
 	frontswap_writethrough(false);
+	/* No entry is left to evict; the work must not touch freed trees. */
+	cancel_work_sync(&ramster_evict_work);
+	destroy_workqueue(ramster_evict_wq);
 
 	/*
 	 * The services that send stop first (the recall and re-replication

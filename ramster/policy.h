@@ -71,6 +71,26 @@ static inline bool ramster_pool_limit_hit(unsigned long pool_pages,
 }
 
 /**
+ * ramster_pool_over_mark - is the pool above a mark within its limit?
+ * @pool_pages: pages the pool uses now
+ * @total_ram: pages of RAM in the machine
+ * @max_percent: the pool's limit, in percent of RAM
+ * @mark_percent: the mark, in percent of the limit (at most 100)
+ *
+ * Eviction starts above evict_high_percent and stops at or below
+ * evict_low_percent of the limit.
+ */
+static inline bool ramster_pool_over_mark(unsigned long pool_pages,
+					  unsigned long total_ram,
+					  unsigned int max_percent,
+					  unsigned int mark_percent)
+{
+	unsigned long limit = mult_frac(total_ram, max_percent, 100);
+
+	return pool_pages > mult_frac(limit, min(mark_percent, 100U), 100);
+}
+
+/**
  * ramster_recall_keep - how many of one owner's pages a lender keeps
  * @held_for: pages the lender holds for that owner
  * @total: foreign pages it holds for all owners

@@ -88,6 +88,24 @@ static void pool_limit(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ramster_pool_limit_hit(1UL << 39, 1UL << 40, 50));
 }
 
+static void pool_over_mark(struct kunit *test)
+{
+	/* 1000 pages of RAM, 20%: limit 200, 95% of it 190, 90% 180. */
+	KUNIT_EXPECT_FALSE(test, ramster_pool_over_mark(190, 1000, 20, 95));
+	KUNIT_EXPECT_TRUE(test, ramster_pool_over_mark(191, 1000, 20, 95));
+	KUNIT_EXPECT_FALSE(test, ramster_pool_over_mark(180, 1000, 20, 90));
+	KUNIT_EXPECT_TRUE(test, ramster_pool_over_mark(181, 1000, 20, 90));
+	/* A mark above 100 is the limit itself. */
+	KUNIT_EXPECT_FALSE(test, ramster_pool_over_mark(200, 1000, 20, 150));
+	KUNIT_EXPECT_TRUE(test, ramster_pool_over_mark(201, 1000, 20, 150));
+	/* Large machines must not overflow: 2^40 pages, 50%, 50% of it. */
+	KUNIT_EXPECT_FALSE(test,
+			   ramster_pool_over_mark(1UL << 38, 1UL << 40, 50, 50));
+	KUNIT_EXPECT_TRUE(test,
+			  ramster_pool_over_mark((1UL << 38) + 1, 1UL << 40,
+						 50, 50));
+}
+
 static void recall_only_above_high(struct kunit *test)
 {
 	/* At or below the high mark, or nothing held: no recall. */
@@ -131,6 +149,7 @@ static struct kunit_case ramster_policy_cases[] = {
 	KUNIT_CASE(fill_page_round_trips),
 	KUNIT_CASE(compressed_size_limit),
 	KUNIT_CASE(pool_limit),
+	KUNIT_CASE(pool_over_mark),
 	KUNIT_CASE(recall_only_above_high),
 	KUNIT_CASE(recall_shares_are_proportional),
 	KUNIT_CASE(recall_low_clamped_to_high),

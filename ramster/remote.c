@@ -8,7 +8,10 @@
  * it crosses that mark (pressure) and every remote_interval_ms otherwise
  * (background).  The holder is the live peer that advertised the most
  * free room in its keepalives (holders.c).  Up to remote_window PUTs are
- * in flight.
+ * in flight.  A raw page (local.c) goes as RAMSTER_COMP_RAW, and only to
+ * nodes that offered RAMSTER_CAP_RAW (an older node would refuse the
+ * frame and drop the link): while not enough of them have room, raw
+ * pages stay local and the compressed ones behind them still leave.
  * On a positive PUT_REPLY the entry records its holder and its local copy
  * is freed (at once if nobody else uses the entry, else by a later pass);
  * on refusal or error the page simply stays local.  Pages the pool
@@ -26,8 +29,8 @@
  * it does not have the page, an answer that is not the page, or a holder
  * away longer than remote_lost_ms (presumed dead) is an error.  The reply
  * must name the same (type, offset, generation) and carry data of the
- * length and crc32c recorded when the page left; only then is it
- * decompressed.  Anything else is an error, counted, logged,
+ * length, kind (raw or not) and crc32c recorded when the page left; only
+ * then is it decompressed (or, raw, copied).  Anything else is an error, counted, logged,
  * and never returned as data.  Loads leave the remote copy in place.
  *
  * Invalidation: an entry's remote copies are forgotten when the entry is
@@ -264,6 +267,8 @@ static void ramster_put_record(struct ramster_put_set *set, u8 node, int err,
 		if (first)
 			ramster_stat_inc(RAMSTER_STAT_REMOTE_PAGES);
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_PUTS);
+		if (entry->flags & RAMSTER_ENTRY_RAW)
+			ramster_stat_inc(RAMSTER_STAT_REMOTE_RAW_PUTS);
 		if (set->rereplica)
 			ramster_stat_inc(RAMSTER_STAT_REPLICA_COPIES);
 	} else if (!err) {
@@ -331,10 +336,12 @@ static void ramster_put_done(struct ramster_req *req, int err,
 /*
  * The oldest entry of @tree that needs more remote copies, referenced
  * and flagged REMOTIFYING, its current holders in @holders; NULL if
- * none.  Stale local copies met on the way are dropped.
+ * none.  Raw entries only if @raw_ok.  Stale local copies met on the way
+ * are dropped.
  */
 static struct ramster_entry *ramster_remotify_pick(struct ramster_tree *tree,
-						   u8 holders[RAMSTER_MAX_HOLDERS])
+						   u8 holders[RAMSTER_MAX_HOLDERS],
+						   bool raw_ok)
 {
 	struct ramster_entry *entry, *next, *found = NULL;
 	int scanned = 0;
@@ -345,6 +352,15 @@ static struct ramster_entry *ramster_remotify_pick(struct ramster_tree *tree,
 			break;
 		if (entry->flags & RAMSTER_ENTRY_REMOTIFYING)
 			continue;
+		/*
+		 * No node that takes raw pages has room: it stays here, at
+		 * the young end, so that raw pages cannot fill the scanned
+		 * head of the LRU and stop the compressed ones leaving.
+		 */
+		if ((entry->flags & RAMSTER_ENTRY_RAW) && !raw_ok) {
+			list_move_tail(&entry->lru, &tree->lru);
+			continue;
+		}
 		/* Enough copies elsewhere: the local one is stale. */
 		if (ramster_entry_nr_holders(entry) >= ramster_remote_want()) {
 			ramster_drop_local_copy(tree, entry, 0);
@@ -372,10 +388,11 @@ static void ramster_remotify_unpick(struct ramster_tree *tree,
 /*
  * Choose @want distinct live nodes with room (placement, holders.c) into
  * @nodes, all or none: -ENOSPC, with any room taken given back.  Nodes in
- * @exclude are not chosen.
+ * @exclude are not chosen, nor any outside @allowed (unless NULL).
  */
 static int ramster_remotify_targets(u8 nodes[RAMSTER_MAX_HOLDERS], int want,
-				    const u8 exclude[RAMSTER_MAX_HOLDERS])
+				    const u8 exclude[RAMSTER_MAX_HOLDERS],
+				    const unsigned long *allowed)
 {
 	u8 taken[RAMSTER_MAX_HOLDERS], *slot;
 	int k, ret = 0;
@@ -383,7 +400,7 @@ static int ramster_remotify_targets(u8 nodes[RAMSTER_MAX_HOLDERS], int want,
 	memcpy(taken, exclude, sizeof(taken));
 	memset(nodes, RAMSTER_NO_NODE, RAMSTER_MAX_HOLDERS);
 	for (k = 0; k < want; k++) {
-		ret = ramster_holders_pick(&nodes[k], taken);
+		ret = ramster_holders_pick(&nodes[k], taken, allowed);
 		if (ret)
 			break;
 		/* A free slot exists: want + holders <= RAMSTER_MAX_HOLDERS. */
@@ -398,6 +415,31 @@ static int ramster_remotify_targets(u8 nodes[RAMSTER_MAX_HOLDERS], int want,
 		}
 	}
 	return ret;
+}
+
+/*
+ * The nodes a raw page may go to: live links whose node offered
+ * RAMSTER_CAP_RAW.  None where a page is not the wire's raw length.
+ */
+static void ramster_remote_raw_nodes(unsigned long *nodes)
+{
+	unsigned int i;
+
+	bitmap_zero(nodes, RAMSTER_MAX_NODES);
+	if (PAGE_SIZE != RAMSTER_WIRE_RAW_LEN)
+		return;
+	for (i = 0; i < RAMSTER_MAX_NODES; i++)
+		if (ramster_holders_is_holder(i) &&
+		    ramster_link_has_cap(i, RAMSTER_CAP_RAW))
+			__set_bit(i, nodes);
+}
+
+/* Where an entry's copies may go: anywhere, or (raw) @raw_nodes only. */
+static const unsigned long *
+ramster_remote_allowed(const struct ramster_entry *entry,
+		       const unsigned long *raw_nodes)
+{
+	return entry->flags & RAMSTER_ENTRY_RAW ? raw_nodes : NULL;
 }
 
 /* A PUT of @set's page to @node, the page in @data; 0 when in flight. */
@@ -416,7 +458,13 @@ static int ramster_put_send(struct ramster_put_set *set, u8 node,
 	preq->req.reply_type = RAMSTER_MSG_PUT_REPLY;
 	preq->req.done = ramster_put_done;
 	atomic_inc(&ramster_remote_inflight);
-	ret = ramster_send(node, msg, &preq->req);
+	/*
+	 * A raw page only on a link whose handshake offered RAMSTER_CAP_RAW,
+	 * checked with the link's state: the node may have come back, older,
+	 * since it was picked.
+	 */
+	ret = ramster_send_if(node, set->entry->flags & RAMSTER_ENTRY_RAW ?
+			      RAMSTER_CAP_RAW : 0, msg, &preq->req);
 	if (ret) {
 		atomic_dec(&ramster_remote_inflight);
 		kfree(preq);
@@ -440,7 +488,8 @@ static struct ramster_msg *ramster_put_msg(struct ramster_tree *tree,
 	memset(wp, 0, sizeof(*wp));
 	ramster_key_fill(&wp->key, tree, entry);
 	wp->clen = cpu_to_le32(entry->length);
-	wp->compressor = ramster_comp_wire_id();
+	wp->compressor = entry->flags & RAMSTER_ENTRY_RAW ? RAMSTER_COMP_RAW :
+			 ramster_comp_wire_id();
 	wp->dcrc = cpu_to_le32(crc);
 	if (data)
 		memcpy(wp + 1, data, entry->length);
@@ -449,7 +498,8 @@ static struct ramster_msg *ramster_put_msg(struct ramster_tree *tree,
 
 /* The oldest entry of any tree that needs more copies (see the pick). */
 static struct ramster_entry *ramster_remotify_pick_any(struct ramster_tree **treep,
-						       u8 holders[RAMSTER_MAX_HOLDERS])
+						       u8 holders[RAMSTER_MAX_HOLDERS],
+						       bool raw_ok)
 {
 	struct ramster_entry *entry = NULL;
 	unsigned int i, type = 0;
@@ -458,7 +508,7 @@ static struct ramster_entry *ramster_remotify_pick_any(struct ramster_tree **tre
 		type = (ramster_remotify_cursor + i) % MAX_SWAPFILES;
 		*treep = ramster_remote_trees[type];
 		if (*treep)
-			entry = ramster_remotify_pick(*treep, holders);
+			entry = ramster_remotify_pick(*treep, holders, raw_ok);
 	}
 	if (entry)
 		ramster_remotify_cursor = (type + 1) % MAX_SWAPFILES;
@@ -473,6 +523,7 @@ static struct ramster_entry *ramster_remotify_pick_any(struct ramster_tree **tre
  */
 static int ramster_remotify_one(void)
 {
+	DECLARE_BITMAP(raw_nodes, RAMSTER_MAX_NODES);
 	struct ramster_msg *msgs[RAMSTER_MAX_HOLDERS] = { };
 	u8 holders[RAMSTER_MAX_HOLDERS], nodes[RAMSTER_MAX_HOLDERS];
 	u8 none[RAMSTER_MAX_HOLDERS];
@@ -482,23 +533,32 @@ static int ramster_remotify_one(void)
 	struct ramster_put_set *set;
 	struct ramster_wire_page *wp;
 	int k, need, ret, sent;
+	bool raw_ok;
 	u32 crc;
 
 	/* Room for a whole new page first: no entry is touched without. */
 	memset(none, RAMSTER_NO_NODE, sizeof(none));
 	if (want < 1)
 		return -ENOSPC;
-	ret = ramster_remotify_targets(nodes, want, none);
+	ret = ramster_remotify_targets(nodes, want, none, NULL);
 	if (ret)
 		return ret;
 	for (k = 0; k < want; k++)
 		ramster_holders_unpick(nodes[k]);
+	/* And for a whole raw page among the nodes that take them. */
+	ramster_remote_raw_nodes(raw_nodes);
+	raw_ok = !ramster_remotify_targets(nodes, want, none, raw_nodes);
+	if (raw_ok)
+		for (k = 0; k < want; k++)
+			ramster_holders_unpick(nodes[k]);
 
-	entry = ramster_remotify_pick_any(&tree, holders);
+	entry = ramster_remotify_pick_any(&tree, holders, raw_ok);
 	if (!entry)
 		return -ENOENT;
 	need = want - ramster_entry_nr_holders(entry);
-	ret = need > 0 ? ramster_remotify_targets(nodes, need, holders) : -ENOENT;
+	ret = need > 0 ? ramster_remotify_targets(nodes, need, holders,
+						  ramster_remote_allowed(entry, raw_nodes)) :
+			 -ENOENT;
 	if (ret)
 		goto err_unpick_entry;
 	set = kzalloc(sizeof(*set), GFP_NOIO | __GFP_NOWARN);
@@ -611,6 +671,15 @@ struct ramster_get_req {
 	int err;
 };
 
+/* Raw data back for a raw entry, compressed data for any other. */
+static bool ramster_kind_matches(const struct ramster_wire_page *wp,
+				 const struct ramster_entry *entry)
+{
+	bool raw = wp->compressor == RAMSTER_COMP_RAW;
+
+	return raw == !!(entry->flags & RAMSTER_ENTRY_RAW);
+}
+
 static void ramster_get_done(struct ramster_req *req, int err,
 			     const struct ramster_wire_hdr *hdr,
 			     const void *payload)
@@ -641,6 +710,7 @@ static void ramster_get_done(struct ramster_req *req, int err,
 		goto out;
 	}
 	if (le32_to_cpu(wp->clen) != entry->length ||
+	    !ramster_kind_matches(wp, entry) ||
 	    le32_to_cpu(wp->dcrc) != entry->crc ||
 	    crc32c(0, wp + 1, entry->length) != entry->crc) {
 		pr_err_ratelimited("node %u: swap type %u offset %lu: data differs from what was sent\n",
@@ -870,13 +940,15 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 	}
 	ret = ramster_remote_get(tree, entry, buf);
 	if (!ret) {
-		ret = ramster_local_decompress(buf, entry->length, page);
+		ret = ramster_local_unpack(entry, buf, page);
 		if (ret)
 			ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_BAD);
 	}
 	if (!ret) {
 		ramster_lat_record(start);
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS);
+		if (entry->flags & RAMSTER_ENTRY_RAW)
+			ramster_stat_inc(RAMSTER_STAT_REMOTE_RAW_LOADS);
 	}
 	kfree(buf);
 	return ret;
@@ -1026,6 +1098,7 @@ int ramster_remote_add_copy(struct ramster_tree *tree,
 			    struct ramster_entry *entry, void *buf)
 {
 	u8 holders[RAMSTER_MAX_HOLDERS], node[RAMSTER_MAX_HOLDERS];
+	DECLARE_BITMAP(raw_nodes, RAMSTER_MAX_NODES);
 	struct ramster_put_set *set;
 	struct ramster_msg *msg;
 	int ret = 0;
@@ -1041,7 +1114,9 @@ int ramster_remote_add_copy(struct ramster_tree *tree,
 	spin_unlock(&tree->lock);
 	if (ret)
 		return ret;
-	ret = ramster_remotify_targets(node, 1, holders);
+	ramster_remote_raw_nodes(raw_nodes);
+	ret = ramster_remotify_targets(node, 1, holders,
+				       ramster_remote_allowed(entry, raw_nodes));
 	if (ret)
 		goto err_unpick_entry;
 	ret = ramster_remote_get_now(tree, entry, buf);

@@ -183,6 +183,8 @@ static bool ramster_wire_page_ok(const struct ramster_wire_page *page,
 	} else if (page->status) {
 		return false;
 	}
+	if (page->compressor == RAMSTER_COMP_RAW)
+		return clen == RAMSTER_WIRE_RAW_LEN;
 	return clen > 0 && page->compressor >= RAMSTER_COMP_LZ4 &&
 	       page->compressor <= RAMSTER_COMP_ZSTD;
 }

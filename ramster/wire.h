@@ -81,6 +81,9 @@
 #define RAMSTER_WIRE_CLUSTER_NAME_LEN	16
 /* Largest compressed page a PUT or GET_REPLY may carry. */
 #define RAMSTER_WIRE_MAX_DATA		4096
+/* A raw page (RAMSTER_COMP_RAW): exactly one 4 KiB page, as it is. */
+#define RAMSTER_WIRE_RAW_LEN		4096
+static_assert(RAMSTER_WIRE_RAW_LEN <= RAMSTER_WIRE_MAX_DATA);
 /* Most keys one INVALIDATE frame may carry. */
 #define RAMSTER_WIRE_MAX_INVALIDATE	128
 /* Swap types are below MAX_SWAPFILES, which is at most 32. */
@@ -125,8 +128,9 @@ enum ramster_wire_type {
 #define RAMSTER_CAP_AUTH	0x0001	/* has the cluster key: AUTH follows */
 #define RAMSTER_CAP_ENCRYPT	0x0002	/* wants payloads encrypted */
 #define RAMSTER_CAP_EPHEMERAL	0x0004	/* holds ephemeral pages */
+#define RAMSTER_CAP_RAW		0x0008	/* takes RAMSTER_COMP_RAW pages */
 #define RAMSTER_CAP_KNOWN	(RAMSTER_CAP_AUTH | RAMSTER_CAP_ENCRYPT | \
-				 RAMSTER_CAP_EPHEMERAL)
+				 RAMSTER_CAP_EPHEMERAL | RAMSTER_CAP_RAW)
 
 /**
  * struct ramster_wire_hdr - the header of every frame
@@ -257,11 +261,17 @@ enum ramster_wire_status_code {
 	RAMSTER_ST_NO_MEMORY	= 4,
 };
 
-/* Compressor ids carried in pages (the receiver does not decompress). */
+/*
+ * Compressor ids carried in pages (the receiver does not decompress).
+ * RAMSTER_COMP_RAW: the page as it is, clen exactly RAMSTER_WIRE_RAW_LEN;
+ * a node that did not offer RAMSTER_CAP_RAW refuses such a frame (and
+ * drops the link), so it is sent only to one that did.
+ */
 enum ramster_wire_compressor {
 	RAMSTER_COMP_LZ4	= 1,
 	RAMSTER_COMP_LZO	= 2,
 	RAMSTER_COMP_ZSTD	= 3,
+	RAMSTER_COMP_RAW	= 4,
 };
 
 /* Why a frame was rejected: each has a counter and a log message. */

@@ -102,6 +102,17 @@ static struct frame *put(struct kunit *test, u32 clen)
 	return f;
 }
 
+/* A PUT (or GET_REPLY) of a raw page claiming @clen bytes. */
+static struct frame *put_raw(struct kunit *test, u8 type, u32 clen)
+{
+	struct frame *f = put(test, clen);
+
+	f->hdr.type = type;
+	f->page.compressor = RAMSTER_COMP_RAW;
+	seal(f, sizeof(f->page) + clen);
+	return f;
+}
+
 static struct frame *invalidate(struct kunit *test, u32 count)
 {
 	struct frame *f = new_frame(test, RAMSTER_MSG_INVALIDATE);
@@ -280,6 +291,40 @@ static void length_bounds(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, ramster_wire_check_hdr(&f->hdr, e, r),
 				    RAMSTER_WIRE_OK, "type %u max", b[i].type);
 	}
+}
+
+/* A raw page is exactly one 4 KiB page, in a PUT as in a GET_REPLY. */
+static void raw_page_rules(struct kunit *test)
+{
+	static const u32 bad_len[] = { 1, 100, RAMSTER_WIRE_RAW_LEN - 1 };
+	static const u8 types[] = { RAMSTER_MSG_PUT, RAMSTER_MSG_GET_REPLY };
+	struct frame *f;
+	int t, i;
+
+	for (t = 0; t < ARRAY_SIZE(types); t++) {
+		f = put_raw(test, types[t], RAMSTER_WIRE_RAW_LEN);
+		KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_OK);
+		for (i = 0; i < ARRAY_SIZE(bad_len); i++) {
+			f = put_raw(test, types[t], bad_len[i]);
+			KUNIT_EXPECT_EQ_MSG(test, check(f, &after),
+					    RAMSTER_WIRE_BAD_PAYLOAD,
+					    "type %u clen %u", types[t],
+					    bad_len[i]);
+		}
+		/* Longer than a page is the length rule's, before ours. */
+		f = put_raw(test, types[t], RAMSTER_WIRE_RAW_LEN + 1);
+		KUNIT_EXPECT_NE(test, check(f, &after), RAMSTER_WIRE_OK);
+		/* The id after the last one is unknown. */
+		f = put_raw(test, types[t], RAMSTER_WIRE_RAW_LEN);
+		f->page.compressor = RAMSTER_COMP_RAW + 1;
+		seal(f, sizeof(f->page) + RAMSTER_WIRE_RAW_LEN);
+		KUNIT_EXPECT_EQ(test, check(f, &after), RAMSTER_WIRE_BAD_PAYLOAD);
+	}
+	/* A compressed page may be a whole page long too. */
+	KUNIT_EXPECT_EQ(test, check(put(test, RAMSTER_WIRE_RAW_LEN), &after),
+			RAMSTER_WIRE_OK);
+	/* The capability is one this version knows. */
+	KUNIT_EXPECT_TRUE(test, RAMSTER_CAP_KNOWN & RAMSTER_CAP_RAW);
 }
 
 static void payload_rules(struct kunit *test)
@@ -616,6 +661,7 @@ static struct kunit_case ramster_wire_cases[] = {
 	KUNIT_CASE(header_rules),
 	KUNIT_CASE(length_bounds),
 	KUNIT_CASE(payload_rules),
+	KUNIT_CASE(raw_page_rules),
 	KUNIT_CASE(hello_instance_is_free),
 	KUNIT_CASE(every_error_has_a_name),
 	KUNIT_CASE(hello_fill_then_check),

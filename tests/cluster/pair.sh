@@ -5,7 +5,8 @@
 #
 # results: cluster_late_node_joins cluster_pair_up_and_exec
 # results: cluster_nodes_reach_each_other cluster_stat_reads_every_node
-# results: cluster_pair_remote_pages cluster_pair_swapoff_back_to_zero
+# results: cluster_pair_remote_pages cluster_pair_raw_pages_remote
+# results: cluster_pair_swapoff_back_to_zero
 # results: cluster_malformed_frames_rejected cluster_peer_restart_reconnects
 # results: cluster_down_orderly cluster_pair_no_kernel_warnings
 # timeout: 3600
@@ -70,6 +71,22 @@ pair_remote_pages() {
 	loads=$(($(dbg 1 remote_loads) - loads0))
 	[ "$loads" -gt 0 ] || problem "no page came back from node 2 (remote loads $loads)"
 	FIGURES="peak remote ${WATCH_MAX[1:remote_pages]:-0}, peak foreign ${WATCH_MAX[2:foreign_pages]:-0}, $((puts1 - puts0)) pages remotified in $((t1 - t0))s ($(( (puts1 - puts0) / (t1 - t0 + 1) ))/s), $loads remote loads, $(latency_figures 1)"
+}
+
+# The workload's random pages (4 in 10) are stored raw: node 1 sent raw
+# pages to node 2 (which offers RAMSTER_CAP_RAW), loaded raw pages back
+# from it, and none of its remote loads was bad (the workload above
+# verified every page, rewritten between passes, so 0 bad is bit-exact).
+pair_raw_pages_remote() {
+	local puts loads bad
+	puts=$(dbg 1 remote_raw_puts)
+	loads=$(dbg 1 remote_raw_loads)
+	bad=$(dbg 1 remote_loads_bad)
+	[ "$puts" -gt 0 ] 2>/dev/null || problem "node 1 sent no raw page (remote_raw_puts '$puts')"
+	[ "$loads" -gt 0 ] 2>/dev/null || problem "no raw page came back (remote_raw_loads '$loads')"
+	[ "$bad" = 0 ] || problem "remote_loads_bad=$bad"
+	[ "$(load_bad 1)" = 0 ] || problem "bad pages: $(load_bad 1)"
+	FIGURES="raw_stores $(dbg 1 raw_stores), remote_raw_puts $puts of remote_puts $(dbg 1 remote_puts), remote_raw_loads $loads of remote_loads $(dbg 1 remote_loads), 0 bad"
 }
 
 # Swapoff while a parked process has pages on node 2: every page comes
@@ -145,6 +162,7 @@ check cluster_pair_up_and_exec up_and_exec
 check cluster_nodes_reach_each_other reach_each_other
 check cluster_stat_reads_every_node stat_reads_every_node
 check cluster_pair_remote_pages pair_remote_pages
+check cluster_pair_raw_pages_remote pair_raw_pages_remote
 check cluster_pair_swapoff_back_to_zero swapoff_back_to_zero
 check cluster_malformed_frames_rejected malformed_frames_rejected
 check cluster_peer_restart_reconnects peer_restart_reconnects

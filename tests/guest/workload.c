@@ -24,6 +24,9 @@
  *               the verifier catches a wrong page (self-test only)
  *   -M MARKER   start every compressible page with MARKER (at most 31
  *               characters): a known pattern to look for on the wire
+ *   -R PERCENT  this percent of the pages random (incompressible), the
+ *               rest half same-filled, half compressible (default: the
+ *               mix below, 3 same-filled, 3 compressible, 4 random in 10)
  *   -q          quieter: no per-pass lines
  *
  * The last line is machine-readable:
@@ -56,6 +59,7 @@ struct area {
 	uint32_t *version;	/* current version of every page */
 	uint64_t seed;
 	const char *marker;	/* "" or the start of compressible pages */
+	int random_pct;		/* -R, or -1 for the default mix */
 };
 
 static uint64_t page_key(const struct area *a, size_t idx, uint32_t ver)
@@ -64,11 +68,18 @@ static uint64_t page_key(const struct area *a, size_t idx, uint32_t ver)
 		     ((uint64_t)ver << 40));
 }
 
-/* 3 in 10 same-filled, 3 in 10 compressible, 4 in 10 random. */
+/* 3 in 10 same-filled, 3 in 10 compressible, 4 in 10 random (or -R). */
 static enum kind page_kind(const struct area *a, size_t idx)
 {
-	unsigned int r = mix64(a->seed ^ (idx * 0x2545f4914f6cdd1dULL)) % 10;
+	uint64_t h = mix64(a->seed ^ (idx * 0x2545f4914f6cdd1dULL));
+	unsigned int r = h % 10, p;
 
+	if (a->random_pct >= 0) {
+		p = h % 100;
+		if (p < (unsigned int)a->random_pct)
+			return RANDOM;
+		return (h >> 32) & 1 ? COMPRESSIBLE : SAME_FILLED;
+	}
 	return r < 3 ? SAME_FILLED : r < 6 ? COMPRESSIBLE : RANDOM;
 }
 
@@ -211,7 +222,7 @@ static void wait_for_go(const char *ready)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: workload -m MIB [-s SEED] [-p PASSES] [-H MIB] [-r FILE] [-C INDEX] [-M MARKER] [-q]\n");
+		"usage: workload -m MIB [-s SEED] [-p PASSES] [-H MIB] [-r FILE] [-C INDEX] [-M MARKER] [-R PERCENT] [-q]\n");
 	exit(2);
 }
 
@@ -222,10 +233,10 @@ int main(int argc, char **argv)
 	uint64_t t0, t_fill, t_end, *want;
 	const char *ready = NULL;
 	int passes = 3, quiet = 0, opt, pass;
-	struct area a = { .seed = 1, .marker = "" };
+	struct area a = { .seed = 1, .marker = "", .random_pct = -1 };
 	size_t *perm;
 
-	while ((opt = getopt(argc, argv, "m:s:p:H:r:C:M:q")) != -1) {
+	while ((opt = getopt(argc, argv, "m:s:p:H:r:C:M:R:q")) != -1) {
 		switch (opt) {
 		case 'm': mib = strtoul(optarg, NULL, 0); break;
 		case 's': a.seed = strtoull(optarg, NULL, 0); break;
@@ -234,11 +245,12 @@ int main(int argc, char **argv)
 		case 'r': ready = optarg; break;
 		case 'C': corrupt = strtol(optarg, NULL, 0); break;
 		case 'M': a.marker = optarg; break;
+		case 'R': a.random_pct = atoi(optarg); break;
 		case 'q': quiet = 1; break;
 		default: usage();
 		}
 	}
-	if (!mib || passes < 1 || strlen(a.marker) > 31)
+	if (!mib || passes < 1 || strlen(a.marker) > 31 || a.random_pct > 100)
 		usage();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -7,7 +7,9 @@
 # timeout: 600
 # swap disk: yes
 swap_on
-load_ramster max_pool_percent=1
+# evict_high_percent=100: no eviction before the limit, so the refusal
+# path (what is left when eviction falls behind) is what this tests.
+load_ramster max_pool_percent=1 evict_high_percent=100
 out_before=$(vmstat_of pswpout)
 watch_max "$RAMSTER/pool_total_size" /tmp/max_pool & watcher=$!
 run_workload $(( $(ram_mib) * 3 )); rc=$?
