@@ -192,6 +192,7 @@ int ramster_eph_put(u8 node, struct ramster_eph_put *put, const void *data,
 	msg = ramster_msg_alloc(RAMSTER_MSG_PUT, sizeof(*wp) + len, EPH_GFP);
 	if (!msg)
 		return -ENOMEM;
+	msg->flags = RAMSTER_MSG_F_BOUNDED;
 	wp = (void *)msg->payload;
 	memset(wp, 0, sizeof(*wp));
 	ramster_eph_key(&wp->key, put->gen);

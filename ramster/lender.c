@@ -88,6 +88,20 @@ static u32 ramster_lender_status(u8 node, const struct ramster_wire_page *page)
 	return ramster_foreign_put(ramster_lender_store, node, page);
 }
 
+/*
+ * The handlers run on the owner's link thread, which must never block on
+ * allocation nor close the link for want of memory (transport.h): they
+ * allocate with LENDER_GFP, and answer "not now" (RAMSTER_ST_NO_MEMORY)
+ * or, if even that cannot be allocated, nothing: the owner's request then
+ * times out alone, and a transient it is.
+ */
+#define LENDER_GFP	(GFP_NOWAIT | __GFP_NOWARN)
+
+/*
+ * Store, then answer.  The answer is allocated first: a page stored
+ * whose answer could not be sent would be an orphan here, kept for an
+ * owner that believes it was refused.
+ */
 static int ramster_lender_put(void *ctx, u8 node,
 			      const struct ramster_wire_hdr *hdr,
 			      const void *payload)
@@ -97,16 +111,19 @@ static int ramster_lender_put(void *ctx, u8 node,
 	struct ramster_msg *msg;
 	u32 status;
 
+	msg = ramster_msg_alloc(RAMSTER_MSG_PUT_REPLY, sizeof(*st), LENDER_GFP);
+	if (!msg) {
+		ramster_stat_inc(RAMSTER_STAT_FOREIGN_REPLIES_DROPPED);
+		return 0;
+	}
 	status = ramster_lender_status(node, page);
-	msg = ramster_msg_alloc(RAMSTER_MSG_PUT_REPLY, sizeof(*st),
-				GFP_KERNEL | __GFP_NOWARN);
-	if (!msg)
-		return -ENOMEM;
 	st = (void *)msg->payload;
 	st->key = page->key;
 	st->status = cpu_to_le32(status);
 	st->rsvd = 0;
-	return ramster_send_reply(node, hdr, msg);
+	/* Not live any more: the owner's request fails with the link. */
+	ramster_send_reply(node, hdr, msg);
+	return 0;
 }
 
 /* A GET_REPLY for @key with room for @clen bytes of data, status OK. */
@@ -117,20 +134,44 @@ static struct ramster_msg *ramster_lender_reply(const struct ramster_wire_key *k
 	struct ramster_msg *msg;
 
 	msg = ramster_msg_alloc(RAMSTER_MSG_GET_REPLY, sizeof(*rp) + clen,
-				GFP_KERNEL | __GFP_NOWARN);
+				LENDER_GFP);
 	if (!msg)
 		return NULL;
+	if (clen)
+		msg->flags = RAMSTER_MSG_F_BOUNDED;
 	rp = (void *)msg->payload;
 	memset(rp, 0, sizeof(*rp));
 	rp->key = *key;
 	return msg;
 }
 
+/* A GET_REPLY without data: @status says why. */
+static void ramster_lender_get_status(u8 node, const struct ramster_wire_hdr *hdr,
+				      const struct ramster_wire_key *key,
+				      u32 status)
+{
+	struct ramster_wire_page *rp;
+	struct ramster_msg *msg;
+
+	msg = ramster_lender_reply(key, 0);
+	if (!msg) {
+		ramster_stat_inc(RAMSTER_STAT_FOREIGN_REPLIES_DROPPED);
+		return;
+	}
+	rp = (void *)msg->payload;
+	rp->status = cpu_to_le32(status);
+	ramster_send_reply(node, hdr, msg);
+}
+
 /*
  * Answer with the data if the page of exactly that generation is held,
  * with RAMSTER_ST_NOT_FOUND otherwise.  The page may go between the two
  * looks (an ephemeral page is dropped at any time): the copy checks the
- * generation and length again, and a page gone is not found.
+ * generation and length again, and a page gone is not found.  A reply
+ * that cannot be allocated, or that the owner's link has no room for
+ * (link_queue_kb: the owner asks faster than the link carries), is a
+ * "not now" (RAMSTER_ST_NO_MEMORY), which the owner retries: so at most
+ * link_queue_kb of pages wait here for one owner, whatever it asks.
  */
 static int ramster_lender_get(void *ctx, u8 node,
 			      const struct ramster_wire_hdr *hdr,
@@ -143,16 +184,28 @@ static int ramster_lender_get(void *ctx, u8 node,
 
 	ramster_stat_inc(RAMSTER_STAT_FOREIGN_GETS);
 	clen = ramster_foreign_data_len(ramster_lender_store, node, key);
+	if (!clen)
+		goto not_found;
 	msg = ramster_lender_reply(key, clen);
 	if (!msg)
-		return -ENOMEM;
+		goto busy;
 	rp = (void *)msg->payload;
-	if (!clen || ramster_foreign_get(ramster_lender_store, node, rp, clen)) {
-		ramster_stat_inc(RAMSTER_STAT_FOREIGN_GETS_NOT_FOUND);
-		msg->hdr.plen = cpu_to_le32(sizeof(*rp));
-		rp->status = cpu_to_le32(RAMSTER_ST_NOT_FOUND);
+	if (ramster_foreign_get(ramster_lender_store, node, rp, clen)) {
+		ramster_msg_free(msg);
+		goto not_found;
 	}
-	return ramster_send_reply(node, hdr, msg);
+	if (ramster_send_reply(node, hdr, msg) == -ENOBUFS)
+		goto busy;
+	return 0;
+
+not_found:
+	ramster_stat_inc(RAMSTER_STAT_FOREIGN_GETS_NOT_FOUND);
+	ramster_lender_get_status(node, hdr, key, RAMSTER_ST_NOT_FOUND);
+	return 0;
+busy:
+	ramster_stat_inc(RAMSTER_STAT_FOREIGN_GETS_BUSY);
+	ramster_lender_get_status(node, hdr, key, RAMSTER_ST_NO_MEMORY);
+	return 0;
 }
 
 static int ramster_lender_invalidate(void *ctx, u8 node,

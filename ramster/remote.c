@@ -8,10 +8,12 @@
  * it crosses that mark (pressure) and every remote_interval_ms otherwise
  * (background).  The holder is the live peer that advertised the most
  * free room in its keepalives (holders.c).  Up to remote_window PUTs are
- * in flight.  A raw page (local.c) goes as RAMSTER_COMP_RAW, and only to
- * nodes that offered RAMSTER_CAP_RAW (an older node would refuse the
- * frame and drop the link): while not enough of them have room, raw
- * pages stay local and the compressed ones behind them still leave.
+ * in flight, and a link whose queue is full (link_queue_kb, transport.c)
+ * refuses more: the thread waits 10 ms for it to drain.  A raw page
+ * (local.c) goes as RAMSTER_COMP_RAW, and only to nodes that offered
+ * RAMSTER_CAP_RAW (an older node would refuse the frame and drop the
+ * link): while not enough of them have room, raw pages stay local and
+ * the compressed ones behind them still leave.
  * On a positive PUT_REPLY the entry records its holder and its local copy
  * is freed (at once if nobody else uses the entry, else by a later pass);
  * on refusal or error the page simply stays local.  Pages the pool
@@ -51,6 +53,7 @@
 #include <linux/completion.h>
 #include <linux/crc32c.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -484,6 +487,7 @@ static struct ramster_msg *ramster_put_msg(struct ramster_tree *tree,
 				GFP_NOIO | __GFP_NOWARN);
 	if (!msg)
 		return NULL;
+	msg->flags = RAMSTER_MSG_F_BOUNDED;
 	wp = (void *)msg->payload;
 	memset(wp, 0, sizeof(*wp));
 	ramster_key_fill(&wp->key, tree, entry);
@@ -579,6 +583,9 @@ static int ramster_remotify_one(void)
 			goto err_nomem;
 	}
 
+	/* Once acknowledged, the local copy goes: these free memory. */
+	for (k = 0; k < need; k++)
+		msgs[k]->flags |= RAMSTER_MSG_F_FREES_MEMORY;
 	set->tree = tree;
 	set->entry = entry;
 	set->crc = crc;
@@ -638,6 +645,14 @@ static int ramster_remotify_fn(void *arg)
 			if (!ramster_remotify_window_open())
 				continue;
 			ret = ramster_remotify_one();
+			if (ret == -ENOBUFS) {
+				/* A link's queue is full: let it drain. */
+				ramster_stat_inc(RAMSTER_STAT_REMOTE_PUT_BACKPRESSURE);
+				wait_event_timeout(ramster_remotify_wait,
+						   kthread_should_stop(),
+						   msecs_to_jiffies(10));
+				continue;
+			}
 			if (ret)
 				break;
 			cond_resched();
@@ -782,6 +797,9 @@ bool ramster_remote_holder_lost(u8 node)
 	return ramster_holders_down_ms(node) >= READ_ONCE(remote_lost_ms);
 }
 
+/* A holder that says "not now" is asked again this often, 1-2 ms apart. */
+#define RAMSTER_BUSY_RETRIES	20
+
 /* How long a load that cannot wait any more pauses before -EAGAIN. */
 #define RAMSTER_DEFER_PAUSE_MS	100
 
@@ -794,6 +812,7 @@ static int ramster_remote_get_holder(struct ramster_tree *tree,
 				     struct ramster_entry *entry, u8 holder,
 				     void *buf, bool may_wait, bool *waitedp)
 {
+	unsigned int busy = 0;
 	unsigned long epoch;
 	bool waited = false;
 	int ret;
@@ -801,6 +820,12 @@ static int ramster_remote_get_holder(struct ramster_tree *tree,
 	for (;;) {
 		epoch = ramster_holders_epoch(holder);
 		ret = ramster_remote_get_once(tree, entry, holder, buf);
+		/* "Not now": its link to us is full, or it is short of memory. */
+		if (ret == -EAGAIN && busy++ < RAMSTER_BUSY_RETRIES) {
+			ramster_stat_inc(RAMSTER_STAT_REMOTE_GETS_BUSY);
+			usleep_range(1000, 2000);
+			continue;
+		}
 		if (ret != -ENOTCONN || !may_wait ||
 		    !ramster_holders_wait_live(holder, epoch,
 					       READ_ONCE(remote_wait_ms)))

@@ -42,12 +42,24 @@
  * Sending: ramster_send() only queues a frame and kicks the peer's tx
  * work, so callers never block on the network (the receiver answers
  * requests the same way, so two nodes answering each other cannot both
- * block on full socket buffers).  The tx work runs under
- * memalloc_noreclaim_save() with sk_set_memalloc() on the socket and
- * loops until a frame is sent, with MSG_NOSIGNAL and a bounded
- * sk_sndtimeo: sending is how memory gets freed, so it must neither
- * recurse into reclaim nor wait forever.  The receiver runs under
- * memalloc_noio_save(): it may reclaim, but never by swapping.
+ * block on full socket buffers).  The queue is bounded in bytes
+ * (link_queue_kb) for the frames that carry pages (RAMSTER_MSG_F_BOUNDED:
+ * PUTs, GET_REPLYs with data): past the bound they are refused with
+ * -ENOBUFS, which is backpressure on the remotify thread and a "not now"
+ * answer (RAMSTER_ST_NO_MEMORY) from a holder to a GET; small frames
+ * (status replies, GETs, keepalives, invalidations) always pass, so the
+ * queue holds at most link_queue_kb plus one page and the small frames.
+ *
+ * Memory reserves only where the traffic frees memory on this node: a
+ * frame marked RAMSTER_MSG_F_FREES_MEMORY (a page going to its holder) is
+ * sent under memalloc_noreclaim_save(), and only the links to nodes that
+ * may hold our pages get sk_set_memalloc() (their replies let the pages'
+ * local copies go).  Every other frame is sent under memalloc_noio_save(),
+ * which may reclaim but never by swapping: a holder answering a GET
+ * frees nothing here and must not drain the reserves for it.  Sends use
+ * MSG_NOSIGNAL and a bounded sk_sndtimeo.  The receiver runs under
+ * memalloc_noio_save() too, and its handlers allocate with GFP_NOWAIT:
+ * a handler short of memory answers "not now", never closes the link.
  *
  * A request that expects a reply (PUT, GET) is on the peer's pending list
  * from ramster_send() until its reply arrives, or the link goes down, and
@@ -145,6 +157,15 @@ module_param_cb(link_timeout_ms, &ramster_uint_range_ops, &link_timeout_ms_range
 		0644);
 MODULE_PARM_DESC(link_timeout_ms,
 		 "a link that receives nothing this long is down (default 5000)");
+
+static unsigned int link_queue_kb = 512;
+static struct ramster_uint_range link_queue_kb_range = {
+	&link_queue_kb, 16, 1048576
+};
+module_param_cb(link_queue_kb, &ramster_uint_range_ops, &link_queue_kb_range,
+		0644);
+MODULE_PARM_DESC(link_queue_kb,
+		 "frames with pages queued to one node at most, in KiB; more wait (default 512)");
 
 static unsigned int reconnect_max_ms = 5000;
 static struct ramster_uint_range reconnect_max_ms_range = {
@@ -391,6 +412,7 @@ struct ramster_msg *ramster_msg_alloc(u8 type, u32 plen, gfp_t gfp)
 
 	if (!msg)
 		return NULL;
+	msg->flags = 0;
 	memset(&msg->hdr, 0, sizeof(msg->hdr));
 	msg->hdr.type = type;
 	msg->hdr.plen = cpu_to_le32(plen);
@@ -400,6 +422,12 @@ struct ramster_msg *ramster_msg_alloc(u8 type, u32 plen, gfp_t gfp)
 void ramster_msg_free(struct ramster_msg *msg)
 {
 	kfree(msg);
+}
+
+/* What a frame adds to its link's queue. */
+static u32 ramster_msg_bytes(const struct ramster_msg *msg)
+{
+	return sizeof(msg->hdr) + le32_to_cpu(msg->hdr.plen);
 }
 
 /* The rest of the header (crc or tag) is frame_io's, as it is sent. */
@@ -424,13 +452,15 @@ static void ramster_msg_seal(struct ramster_msg *msg, u8 version)
  *
  * Return: 0 if queued (then @req->done will be called), -ENOENT for a node
  * we have no link to, -ENOTCONN if the link is not live, -EOPNOTSUPP if
- * the node lacks @cap.
+ * the node lacks @cap, -ENOBUFS if @msg is RAMSTER_MSG_F_BOUNDED and the
+ * link's queue is full (see the top of the file).
  */
 int ramster_send_if(u8 node, u32 cap, struct ramster_msg *msg,
 		    struct ramster_req *req)
 {
 	struct ramster_peer *peer = node < RAMSTER_MAX_NODES ?
 				    ramster_peers[node] : NULL;
+	u32 bytes;
 
 	if (!peer) {
 		ramster_msg_free(msg);
@@ -447,6 +477,17 @@ int ramster_send_if(u8 node, u32 cap, struct ramster_msg *msg,
 		ramster_msg_free(msg);
 		return live ? -EOPNOTSUPP : -ENOTCONN;
 	}
+	bytes = ramster_msg_bytes(msg);
+	if ((msg->flags & RAMSTER_MSG_F_BOUNDED) &&
+	    peer->txq_bytes >= (u64)READ_ONCE(link_queue_kb) * 1024) {
+		peer->txq_refused++;
+		spin_unlock(&peer->lock);
+		ramster_msg_free(msg);
+		return -ENOBUFS;
+	}
+	peer->txq_bytes += bytes;
+	if (peer->txq_bytes > peer->txq_max_bytes)
+		peer->txq_max_bytes = peer->txq_bytes;
 	msg->hdr.version = peer->version;
 	if (req) {
 		req->id = ++peer->next_req_id;
@@ -489,6 +530,25 @@ int ramster_send_reply(u8 node, const struct ramster_wire_hdr *request,
 	return ramster_send(node, msg, NULL);
 }
 
+/* Send one frame, with the reserves only if it frees memory here. */
+static int ramster_peer_send_one(struct ramster_peer *peer,
+				 struct ramster_msg *msg)
+{
+	unsigned int flags;
+	int ret;
+
+	if (msg->flags & RAMSTER_MSG_F_FREES_MEMORY)
+		flags = memalloc_noreclaim_save();
+	else
+		flags = memalloc_noio_save();
+	ret = ramster_frame_send(peer->tx_sock, &msg->hdr, peer->tx_aead);
+	if (msg->flags & RAMSTER_MSG_F_FREES_MEMORY)
+		memalloc_noreclaim_restore(flags);
+	else
+		memalloc_noio_restore(flags);
+	return ret;
+}
+
 /*
  * Send the queue.  A failed send shuts the socket down, which wakes the
  * receiver to take the link down and fail the pending requests; frames
@@ -498,7 +558,6 @@ static void ramster_peer_tx_work(struct work_struct *work)
 {
 	struct ramster_peer *peer = container_of(work, struct ramster_peer,
 						 tx_work);
-	unsigned int noreclaim = memalloc_noreclaim_save();
 	struct ramster_msg *msg;
 	int ret;
 
@@ -507,14 +566,15 @@ static void ramster_peer_tx_work(struct work_struct *work)
 		spin_lock(&peer->lock);
 		msg = list_first_entry_or_null(&peer->txq, struct ramster_msg,
 					       list);
-		if (msg)
+		if (msg) {
 			list_del(&msg->list);
+			peer->txq_bytes -= ramster_msg_bytes(msg);
+		}
 		spin_unlock(&peer->lock);
 		if (!msg)
 			break;
 		if (peer->tx_sock) {
-			ret = ramster_frame_send(peer->tx_sock, &msg->hdr,
-						 peer->tx_aead);
+			ret = ramster_peer_send_one(peer, msg);
 			if (ret) {
 				pr_warn_ratelimited("node %u: send failed (%d): closing the link\n",
 						    peer->info.num, ret);
@@ -525,7 +585,6 @@ static void ramster_peer_tx_work(struct work_struct *work)
 		ramster_msg_free(msg);
 	}
 	mutex_unlock(&peer->tx_mutex);
-	memalloc_noreclaim_restore(noreclaim);
 }
 
 /*
@@ -852,6 +911,7 @@ static void ramster_peer_flush(struct ramster_peer *peer)
 
 	spin_lock(&peer->lock);
 	list_splice_init(&peer->txq, &msgs);
+	peer->txq_bytes = 0;
 	spin_unlock(&peer->lock);
 	list_for_each_entry_safe(msg, next_msg, &msgs, list)
 		ramster_msg_free(msg);
@@ -921,7 +981,10 @@ static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock,
 
 	snprintf(who, sizeof(who), "node %u", peer->info.num);
 	r.who = who;
-	sk_set_memalloc(sock->sk);
+	/* Only where replies let local memory go (see the top of the file). */
+	if (ramster_role_sends(ramster_local_info.role) &&
+	    ramster_role_holds(peer->info.role))
+		sk_set_memalloc(sock->sk);
 	/*
 	 * TCP waits for memory (up to sk_sndtimeo) when an skb cannot be
 	 * allocated: under pressure that is expected, not worth a splat.
@@ -976,7 +1039,8 @@ static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock,
 	ramster_peer_flush(peer);
 	/* The socket goes: so does its hold on the memalloc static key. */
 	lock_sock(sock->sk);
-	sk_clear_memalloc(sock->sk);
+	if (sock_flag(sock->sk, SOCK_MEMALLOC))
+		sk_clear_memalloc(sock->sk);
 	release_sock(sock->sk);
 	sock_release(sock);
 	spin_lock(&peer->lock);

@@ -19,14 +19,26 @@
 #include "cluster.h"
 #include "wire.h"
 
+/*
+ * What the sender of a frame says of it (struct ramster_msg.flags):
+ * RAMSTER_MSG_F_BOUNDED, it carries a page and may wait its turn: it is
+ * refused (-ENOBUFS) while the link's queue holds link_queue_kb or more;
+ * RAMSTER_MSG_F_FREES_MEMORY, sending it frees memory on this node (a
+ * page going to a holder): it is sent with the memory reserves.
+ */
+#define RAMSTER_MSG_F_BOUNDED		0x1
+#define RAMSTER_MSG_F_FREES_MEMORY	0x2
+
 /**
  * struct ramster_msg - one outgoing frame: header and payload in one buffer
  * @list: in the peer's send queue
+ * @flags: RAMSTER_MSG_F_*, 0 from ramster_msg_alloc()
  * @hdr: the header; ramster_send() fills in everything but type and plen
  * @payload: hdr.plen bytes
  */
 struct ramster_msg {
 	struct list_head list;
+	u32 flags;
 	struct ramster_wire_hdr hdr;
 	u8 payload[];
 };
@@ -58,8 +70,11 @@ struct ramster_req {
  * @type: enum ramster_wire_type
  * @rule: the protocol's rule for its payload (RAMSTER_WIRE_RULE_*)
  * @fn: called from the sender's link thread with the validated frame;
- *	a negative return takes the link down.  NULL for a reply type: the
- *	frame goes to the ramster_req waiting for it (matched by req_id).
+ *	a negative return takes the link down, so a handler short of memory
+ *	answers "not now" (RAMSTER_ST_NO_MEMORY) or nothing, and returns 0:
+ *	it must not block on allocation (GFP_NOWAIT) either.  NULL for a
+ *	reply type: the frame goes to the ramster_req waiting for it
+ *	(matched by req_id).
  *
  * The frames of one link are handled one at a time, in order.
  */

@@ -25,32 +25,13 @@ static int ramster_peer_state_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(ramster_peer_state);
 
-static int ramster_peer_ups_show(struct seq_file *m, void *v)
+/* A u64 of the peer's, written under its lock or by its thread alone. */
+static int ramster_peer_u64_show(struct seq_file *m, void *v)
 {
-	struct ramster_peer *peer = m->private;
-
-	seq_printf(m, "%llu\n", READ_ONCE(peer->link_ups));
+	seq_printf(m, "%llu\n", READ_ONCE(*(u64 *)m->private));
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(ramster_peer_ups);
-
-static int ramster_peer_downs_show(struct seq_file *m, void *v)
-{
-	struct ramster_peer *peer = m->private;
-
-	seq_printf(m, "%llu\n", READ_ONCE(peer->link_downs));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(ramster_peer_downs);
-
-static int ramster_peer_handled_show(struct seq_file *m, void *v)
-{
-	struct ramster_peer *peer = m->private;
-
-	seq_printf(m, "%llu\n", READ_ONCE(peer->frames_handled));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(ramster_peer_handled);
+DEFINE_SHOW_ATTRIBUTE(ramster_peer_u64);
 
 /* Every link, one line each ("holders" and "owners" have the pages). */
 static int ramster_links_show(struct seq_file *m, void *v)
@@ -78,15 +59,26 @@ DEFINE_SHOW_ATTRIBUTE(ramster_links);
 void ramster_peer_debugfs_add(struct ramster_peer *peer)
 {
 	struct dentry *dir = ramster_stats_peer_dir(peer->info.num);
+	const struct {
+		const char *name;
+		u64 *val;
+	} u64s[] = {
+		{ "link_ups", &peer->link_ups },
+		{ "link_downs", &peer->link_downs },
+		{ "frames_handled", &peer->frames_handled },
+		{ "tx_queued_bytes", &peer->txq_bytes },
+		{ "tx_queued_max_bytes", &peer->txq_max_bytes },
+		{ "tx_queue_refused", &peer->txq_refused },
+	};
+	int i;
 
+	BUILD_BUG_ON(ARRAY_SIZE(u64s) + 1 != ARRAY_SIZE(peer->debugfs));
 	peer->debugfs[0] = debugfs_create_file("state", 0444, dir, peer,
 					       &ramster_peer_state_fops);
-	peer->debugfs[1] = debugfs_create_file("link_ups", 0444, dir, peer,
-					       &ramster_peer_ups_fops);
-	peer->debugfs[2] = debugfs_create_file("link_downs", 0444, dir, peer,
-					       &ramster_peer_downs_fops);
-	peer->debugfs[3] = debugfs_create_file("frames_handled", 0444, dir,
-					       peer, &ramster_peer_handled_fops);
+	for (i = 0; i < ARRAY_SIZE(u64s); i++)
+		peer->debugfs[i + 1] = debugfs_create_file(u64s[i].name, 0444,
+							   dir, u64s[i].val,
+							   &ramster_peer_u64_fops);
 }
 
 void ramster_peer_debugfs_remove(struct ramster_peer *peer)

@@ -39,6 +39,9 @@ enum ramster_link_state {
  * @instance: the peer's instance as of the last handshake
  * @instance_known: @instance is valid
  * @txq: frames waiting for the tx work
+ * @txq_bytes: bytes of the frames on @txq
+ * @txq_max_bytes: the most @txq_bytes has been
+ * @txq_refused: page-sized frames refused because @txq was full
  * @pending: requests waiting for their replies, oldest first
  * @next_req_id: id of the next request
  * @last_rx: jiffies of the last byte received
@@ -70,6 +73,9 @@ struct ramster_peer {
 	u32 instance;
 	bool instance_known;
 	struct list_head txq;
+	u64 txq_bytes;
+	u64 txq_max_bytes;
+	u64 txq_refused;
 	struct list_head pending;
 	u64 next_req_id;
 	unsigned long last_rx;
@@ -84,7 +90,7 @@ struct ramster_peer {
 	struct work_struct tx_work;
 
 	u8 *rxbuf;
-	struct dentry *debugfs[4];
+	struct dentry *debugfs[7];
 };
 
 extern struct ramster_peer *ramster_peers[RAMSTER_MAX_NODES];

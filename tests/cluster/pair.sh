@@ -8,6 +8,7 @@
 # results: cluster_pair_remote_pages cluster_pair_raw_pages_remote
 # results: cluster_pair_swapoff_back_to_zero
 # results: cluster_malformed_frames_rejected cluster_peer_restart_reconnects
+# results: cluster_tight_link_queue_bends
 # results: cluster_down_orderly cluster_pair_no_kernel_warnings
 # timeout: 3600
 
@@ -134,6 +135,35 @@ malformed_frames_rejected() {
 	FIGURES="$(grep -c ' closed$' <<< "$FUZZ_OUT" || true) cases counted and closed, legit link kept"
 }
 
+# The smallest send queue (link_queue_kb=16) while node 1 remotifies and
+# rewrites: PUTs past the bound are refused and the remotify thread waits
+# (backpressure), the queue stays within the bound plus one page and the
+# small frames, the link never goes down, every page verifies.
+tight_link_queue_bends() {
+	local downs0 refused0 bp0 refused bp max limit=16 bad
+	set_param 1 link_queue_kb $limit
+	set_param 2 link_queue_kb $limit
+	downs0=$(dbg 1 peers/2/link_downs)
+	refused0=$(dbg 1 peers/2/tx_queue_refused)
+	bp0=$(dbg 1 remote_put_backpressure)
+	load_bg 1 $((MEM * 2)) 11
+	LOADING=1 watch_loads 900 1:peers/2/tx_queued_bytes ||
+		problem "workload did not finish"
+	bad=$(load_bad 1)
+	[ "$bad" = 0 ] || problem "bad pages: $bad"
+	refused=$(($(dbg 1 peers/2/tx_queue_refused) - refused0))
+	bp=$(($(dbg 1 remote_put_backpressure) - bp0))
+	[ "$refused" -gt 0 ] || problem "no PUT was held back: the bound was never met"
+	[ "$bp" -gt 0 ] || problem "remote_put_backpressure did not move"
+	max=${WATCH_MAX[1:peers/2/tx_queued_bytes]:-0}
+	[ "$max" -le $((limit * 1024 + 4096 + 4096)) ] ||
+		problem "queue held $max bytes, bound $((limit * 1024))"
+	[ "$(dbg 1 peers/2/link_downs)" = "$downs0" ] || problem "the link went down"
+	set_param 1 link_queue_kb 512
+	set_param 2 link_queue_kb 512
+	FIGURES="$refused PUTs held back ($bp waits), largest queue seen $max bytes (bound $((limit * 1024))), 0 bad"
+}
+
 # Node 2 restarts while node 1 is idle; node 1 reconnects and uses it.
 peer_restart_reconnects() {
 	local puts0 puts1 bad
@@ -166,5 +196,6 @@ check cluster_pair_raw_pages_remote pair_raw_pages_remote
 check cluster_pair_swapoff_back_to_zero swapoff_back_to_zero
 check cluster_malformed_frames_rejected malformed_frames_rejected
 check cluster_peer_restart_reconnects peer_restart_reconnects
+check cluster_tight_link_queue_bends tight_link_queue_bends
 check cluster_down_orderly check_down_orderly
 check cluster_pair_no_kernel_warnings check_consoles_clean
