@@ -6,7 +6,9 @@
 # limit while swap pages are held, and a swap page is refused for the
 # limit only once swap pages alone fill the pool; every page and every
 # file verifies.  (Under memory pressure the shrinker also takes clean
-# pages: its count is in the figures.)
+# pages: its count is in the figures.)  evict_high_percent=100: swap
+# pages are not written back before the limit, so the largest swap pool
+# sampled is the one a refusal met (the evict case covers write-back).
 #
 # results: cleancache_swap_pages_first cleancache_priority_no_kernel_warnings
 # memory: 128M
@@ -14,7 +16,7 @@
 # swap disk: yes
 # data disk: ext4 256M
 swap_on
-load_ramster
+load_ramster evict_high_percent=100
 mount_data 0 /mnt || echo "cannot mount data disk 0"
 mkdir -p /mnt/set
 files=$(( $(ram_mib) * 3 / 2 / 4 ))
