@@ -42,6 +42,7 @@
  * @room: pages it last said it would take, less the PUTs sent since
  * @held_for_us: pages of ours it last said it holds
  * @held_there: pages of ours we believe it holds
+ * @differ: keepalives in a row whose @held_for_us was not @held_there
  * @rtt_us: smoothed round trip of requests, in microseconds
  * @epoch: times its link came up
  * @forgetting: it lost our pages (restarted, presumed dead) and the
@@ -58,6 +59,7 @@ struct ramster_holder {
 	s64 room;
 	u64 held_for_us;
 	atomic64_t held_there;
+	unsigned int differ;
 	u64 rtt_us;
 	unsigned long epoch;
 	unsigned long down_since;
@@ -186,6 +188,18 @@ u64 ramster_holders_held_there_count(u8 node)
 	return n > 0 ? n : 0;
 }
 
+/*
+ * Has @node said in two keepalives in a row that it holds another count
+ * of our pages than we believe?  Then reconcile.c asks it which.
+ */
+bool ramster_holders_counts_differ(u8 node)
+{
+	struct ramster_holder *h = &ramster_holders[node];
+
+	return READ_ONCE(h->holds) && READ_ONCE(h->live) &&
+	       READ_ONCE(h->differ) >= 2;
+}
+
 /* How many times @node's link came up: a load's view before it asks. */
 unsigned long ramster_holders_epoch(u8 node)
 {
@@ -266,6 +280,11 @@ static int ramster_holders_keepalive(void *ctx, u8 node,
 	h->room = min_t(u64, le64_to_cpu(ka->free_pages), S64_MAX);
 	h->held_for_us = le64_to_cpu(ka->held_pages);
 	spin_unlock(&ramster_holders_lock);
+	/* PUTs and INVALIDATEs in flight make a passing difference. */
+	if (le64_to_cpu(ka->held_pages) != ramster_holders_held_there_count(node))
+		WRITE_ONCE(h->differ, min(h->differ + 1, 2U));
+	else
+		WRITE_ONCE(h->differ, 0);
 	return 0;
 }
 

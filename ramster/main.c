@@ -70,6 +70,7 @@
 #include "local.h"
 #include "policy.h"
 #include "recall.h"
+#include "reconcile.h"
 #include "remote.h"
 #include "replicas.h"
 #include "stats.h"
@@ -565,9 +566,12 @@ static int __init ramster_init(void)
 	ret = ramster_replicas_init(ramster_trees);
 	if (ret)
 		goto err_exit_remote;
-	ret = ramster_recall_init();
+	ret = ramster_reconcile_init(ramster_trees);
 	if (ret)
 		goto err_exit_replicas;
+	ret = ramster_recall_init();
+	if (ret)
+		goto err_exit_reconcile;
 	ret = ramster_lifecycle_init();
 	if (ret)
 		goto err_exit_recall;
@@ -604,6 +608,8 @@ err_exit_lifecycle:
 	ramster_lifecycle_exit();
 err_exit_recall:
 	ramster_recall_exit();
+err_exit_reconcile:
+	ramster_reconcile_exit();
 err_exit_replicas:
 	ramster_replicas_exit();
 err_exit_remote:
@@ -654,6 +660,7 @@ static void __exit ramster_exit(void)
 	 * links, before the services that answer peers (holders, lender) go.
 	 */
 	ramster_recall_exit();
+	ramster_reconcile_exit();
 	ramster_replicas_exit();
 	ramster_remote_exit();
 	ramster_transport_stop();

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * reconcile.c - what a holder keeps for us, against what we believe it
+ * keeps
+ *
+ * A PUT the holder stored whose PUT_REPLY was lost with the link, an
+ * INVALIDATE that could not be sent (link down, no memory, a full ring):
+ * the holder then keeps a page we do not know it has, an orphan, for
+ * ever: it takes room, pins the holder's module, and the holder can
+ * never leave.  Nothing in the normal flow of frames can find it, so the
+ * owner asks: RECONCILE ("list what you hold for me after this key", only
+ * to a node that offered RAMSTER_CAP_RECONCILE) pages through the
+ * holder's keys in order, RAMSTER_WIRE_MAX_RECONCILE at a time, and each
+ * key is judged against our tree:
+ *  - the entry of that (type, offset) has that generation and names the
+ *    holder: the copy we know of;
+ *  - the entry has a PUT in flight (RAMSTER_ENTRY_REMOTIFYING): its reply
+ *    decides, the key is left alone this time;
+ *  - anything else (no entry, another generation, an entry that does not
+ *    name the holder): an orphan, invalidated with exactly the
+ *    generation listed, which the holder's generation rule (foreign.c)
+ *    never lets remove any other version.
+ *
+ * Races.  The decision and the sending of the INVALIDATE are made under
+ * the tree lock, and a PUT of an entry always begins under that lock
+ * (ramster_entry_begin_put(), ramster_entry_begin_copy()) before it is
+ * queued on the link.  So a PUT of the same version that could make the
+ * key a wanted copy again (the remotification thread sending it once
+ * more) begins after our INVALIDATE is queued, and the link's frames are
+ * handled in order by the holder: it drops the orphan, then stores the
+ * PUT and answers it.  A PUT already in flight is the REMOTIFYING case
+ * above.  An entry freed meanwhile queues its own INVALIDATE (remote.c);
+ * a second one of the same version finds nothing and is harmless.
+ *
+ * A reply that breaks the protocol's order (keys not after the cursor, not
+ * increasing, more than asked) is counted (reconcile_bad_replies) and
+ * ignored: it never deletes anything on our side, and an INVALIDATE only
+ * ever names what the holder itself listed.
+ *
+ * When: each time a holder's link comes up (a lost PUT_REPLY, a lost
+ * INVALIDATE, and a restart all go with a link down), and in the
+ * background when the count a holder's keepalives carry has differed
+ * from ours twice in a row (holders.c), at most once a minute per holder.
+ *
+ * Not done here: copies we believe a holder keeps that it did not list
+ * (a lost copy); a restarted holder's copies are forgotten by replicas.c.
+ *
+ * Locking: one work item (ordered workqueue) runs every reconciliation,
+ * one holder after the other; tree lock -> the link's lock (the
+ * INVALIDATE is queued under the tree lock, ramster_send() only takes a
+ * spinlock and never sleeps).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/completion.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
+#include <linux/workqueue.h>
+
+#include "ramster.h"
+#include "holders.h"
+#include "index.h"
+#include "reconcile.h"
+#include "stats.h"
+#include "transport.h"
+
+/* How often the counts of the holders are looked at. */
+#define RAMSTER_RECONCILE_CHECK		(15 * HZ)
+/* A holder whose counts differ is reconciled at most this often. */
+#define RAMSTER_RECONCILE_MIN_GAP	(60 * HZ)
+/* A holder that was busy or did not answer is asked again after this. */
+#define RAMSTER_RECONCILE_RETRY		(5 * HZ)
+
+/**
+ * struct ramster_reconcile_req - one RECONCILE and its answer
+ * @req: the request
+ * @done: completed by ->done()
+ * @rc: what was asked (the reply is checked against it)
+ * @err: 0, -EAGAIN (busy), -EPROTO (a bad reply), or the link's error
+ * @count: keys in @keys
+ * @end: the holder has no key after these
+ * @keys: the reply's keys
+ */
+struct ramster_reconcile_req {
+	struct ramster_req req;
+	struct completion done;
+	struct ramster_wire_reconcile rc;
+	int err;
+	u32 count;
+	bool end;
+	struct ramster_wire_key keys[RAMSTER_WIRE_MAX_RECONCILE];
+};
+
+static struct ramster_tree **ramster_reconcile_trees;
+static struct workqueue_struct *ramster_reconcile_wq;
+static void ramster_reconcile_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ramster_reconcile_work, ramster_reconcile_fn);
+/* Holders to reconcile at the next run. */
+static DECLARE_BITMAP(ramster_reconcile_wanted, RAMSTER_MAX_NODES);
+/* Per holder: jiffies of its last reconciliation that ran to its end. */
+static unsigned long ramster_reconcile_last[RAMSTER_MAX_NODES];
+
+static void ramster_reconcile_kick(unsigned long delay)
+{
+	struct workqueue_struct *wq = READ_ONCE(ramster_reconcile_wq);
+
+	if (wq)
+		mod_delayed_work(wq, &ramster_reconcile_work, delay);
+}
+
+/* From the link's receive thread: check the reply, copy its keys. */
+static void ramster_reconcile_done(struct ramster_req *req, int err,
+				   const struct ramster_wire_hdr *hdr,
+				   const void *payload)
+{
+	struct ramster_reconcile_req *rreq =
+		container_of(req, struct ramster_reconcile_req, req);
+	const struct ramster_wire_reconcile_reply *rr = payload;
+	const struct ramster_wire_key *keys = (const void *)(rr + 1);
+	u32 count;
+
+	if (err)
+		goto out;
+	if (le16_to_cpu(rr->status) != RAMSTER_ST_OK) {
+		err = -EAGAIN;
+		goto out;
+	}
+	count = le32_to_cpu(rr->count);
+	rreq->end = le16_to_cpu(rr->flags) & RAMSTER_RECONCILE_F_END;
+	/* Nothing listed and not the end would ask the same forever. */
+	if (!ramster_wire_reconcile_keys_follow(&rreq->rc, keys, count) ||
+	    (!count && !rreq->end)) {
+		ramster_stat_inc(RAMSTER_STAT_RECONCILE_BAD_REPLIES);
+		pr_warn_ratelimited("node %u: RECONCILE_REPLY out of order: ignored\n",
+				    req->node);
+		err = -EPROTO;
+		goto out;
+	}
+	memcpy(rreq->keys, keys, count * sizeof(*keys));
+	rreq->count = count;
+out:
+	rreq->err = err;
+	complete(&rreq->done);
+}
+
+/* Send @rreq->rc to @node and wait for the answer. */
+static int ramster_reconcile_ask(struct ramster_reconcile_req *rreq, u8 node)
+{
+	struct ramster_msg *msg;
+	unsigned long timeout;
+	int ret;
+
+	msg = ramster_msg_alloc(RAMSTER_MSG_RECONCILE, sizeof(rreq->rc),
+				GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	memcpy(msg->payload, &rreq->rc, sizeof(rreq->rc));
+	init_completion(&rreq->done);
+	rreq->req.reply_type = RAMSTER_MSG_RECONCILE_REPLY;
+	rreq->req.done = ramster_reconcile_done;
+	rreq->count = 0;
+	rreq->end = false;
+	ret = ramster_send_if(node, RAMSTER_CAP_RECONCILE, msg, &rreq->req);
+	if (ret)
+		return ret;
+	timeout = msecs_to_jiffies(ramster_transport_request_timeout_ms() + 2000);
+	ret = ramster_req_wait(&rreq->req, &rreq->done, timeout);
+	return ret ?: rreq->err;
+}
+
+/*
+ * Is the copy @key names on @node unknown to us?  Under the tree lock
+ * (if there is a tree): see the top of the file.
+ */
+static bool ramster_reconcile_is_orphan(struct ramster_tree *tree, u8 node,
+					const struct ramster_wire_key *key)
+{
+	struct ramster_entry *entry;
+
+	if (!tree)
+		return true;
+	lockdep_assert_held(&tree->lock);
+	entry = ramster_index_lookup(tree, le64_to_cpu(key->offset));
+	if (!entry || entry->gen != le64_to_cpu(key->gen))
+		return true;
+	if (entry->flags & RAMSTER_ENTRY_REMOTIFYING)
+		return false;
+	return !ramster_entry_has_holder(entry, node);
+}
+
+/*
+ * The keys of one swap type listed by @node: invalidate the orphans, in
+ * one frame queued under the tree lock.  No memory: they wait for the
+ * next reconciliation.
+ */
+static void ramster_reconcile_type(u8 node, u16 type,
+				   const struct ramster_wire_key *keys, u32 n)
+{
+	struct ramster_tree *tree = type < MAX_SWAPFILES ?
+				    ramster_reconcile_trees[type] : NULL;
+	struct ramster_wire_invalidate *inv;
+	struct ramster_wire_key *out;
+	struct ramster_msg *msg;
+	u32 i, orphans = 0;
+
+	msg = ramster_msg_alloc(RAMSTER_MSG_INVALIDATE,
+				sizeof(*inv) + n * sizeof(*out), GFP_KERNEL);
+	if (!msg)
+		return;
+	inv = (void *)msg->payload;
+	out = (void *)(inv + 1);
+	if (tree)
+		spin_lock(&tree->lock);
+	for (i = 0; i < n; i++)
+		if (ramster_reconcile_is_orphan(tree, node, &keys[i]))
+			out[orphans++] = keys[i];
+	if (orphans) {
+		inv->count = cpu_to_le32(orphans);
+		inv->rsvd = 0;
+		msg->hdr.plen = cpu_to_le32(sizeof(*inv) +
+					    orphans * sizeof(*out));
+		if (ramster_send(node, msg, NULL))
+			orphans = 0;
+	} else {
+		ramster_msg_free(msg);
+	}
+	if (tree)
+		spin_unlock(&tree->lock);
+	if (orphans) {
+		ramster_stat_add(RAMSTER_STAT_RECONCILE_ORPHANS_FREED, orphans);
+		pr_info_ratelimited("node %u: %u orphan pages of swap type %u invalidated\n",
+				    node, orphans, type);
+	}
+}
+
+/* One page of listed keys, sorted: one pass per swap type in it. */
+static void ramster_reconcile_keys(u8 node, const struct ramster_wire_key *keys,
+				   u32 count)
+{
+	u32 i, j;
+	u16 type;
+
+	for (i = 0; i < count; i = j) {
+		type = le16_to_cpu(keys[i].swap_type);
+		for (j = i; j < count && le16_to_cpu(keys[j].swap_type) == type;
+		     j++)
+			;
+		ramster_reconcile_type(node, type, keys + i, j - i);
+	}
+}
+
+/*
+ * Page through everything @node holds for us.  Returns 0 when done (or
+ * when it cannot reconcile: an older node), an errno to try again later.
+ */
+static int ramster_reconcile_holder(struct ramster_reconcile_req *rreq,
+				    u8 node)
+{
+	const struct ramster_wire_key *last;
+	int ret;
+
+	memset(&rreq->rc, 0, sizeof(rreq->rc));
+	rreq->rc.flags = cpu_to_le16(RAMSTER_RECONCILE_F_START);
+	rreq->rc.max_keys = cpu_to_le32(RAMSTER_WIRE_MAX_RECONCILE);
+	ramster_stat_inc(RAMSTER_STAT_RECONCILE_RUNS);
+	for (;;) {
+		ret = ramster_reconcile_ask(rreq, node);
+		if (ret == -EOPNOTSUPP)
+			return 0;
+		if (ret)
+			return ret;
+		ramster_reconcile_keys(node, rreq->keys, rreq->count);
+		if (rreq->end)
+			return 0;
+		last = &rreq->keys[rreq->count - 1];
+		rreq->rc.flags = 0;
+		rreq->rc.swap_type = last->swap_type;
+		rreq->rc.offset = last->offset;
+		cond_resched();
+	}
+}
+
+/* Holders whose counts disagree, and not reconciled for a while. */
+static void ramster_reconcile_find_drift(void)
+{
+	unsigned int node;
+
+	for (node = 0; node < RAMSTER_MAX_NODES; node++)
+		if (ramster_holders_counts_differ(node) &&
+		    time_after(jiffies, ramster_reconcile_last[node] +
+				       RAMSTER_RECONCILE_MIN_GAP))
+			set_bit(node, ramster_reconcile_wanted);
+}
+
+static void ramster_reconcile_fn(struct work_struct *work)
+{
+	struct ramster_reconcile_req *rreq;
+	unsigned long delay = RAMSTER_RECONCILE_CHECK;
+	unsigned int node;
+
+	ramster_reconcile_find_drift();
+	if (bitmap_empty(ramster_reconcile_wanted, RAMSTER_MAX_NODES))
+		goto out;
+	rreq = kmalloc(sizeof(*rreq), GFP_KERNEL);
+	if (!rreq) {
+		delay = RAMSTER_RECONCILE_RETRY;
+		goto out;
+	}
+	for_each_set_bit(node, ramster_reconcile_wanted, RAMSTER_MAX_NODES) {
+		clear_bit(node, ramster_reconcile_wanted);
+		if (ramster_reconcile_holder(rreq, node)) {
+			/* Busy, down, no answer: again later (or at its up). */
+			set_bit(node, ramster_reconcile_wanted);
+			delay = RAMSTER_RECONCILE_RETRY;
+			continue;
+		}
+		ramster_reconcile_last[node] = jiffies;
+	}
+	kfree(rreq);
+out:
+	/* A kick that came meanwhile keeps its sooner time. */
+	if (READ_ONCE(ramster_reconcile_wq))
+		queue_delayed_work(ramster_reconcile_wq, &ramster_reconcile_work,
+				   delay);
+}
+
+/*********************************
+ * link events
+ *********************************/
+/* Up (after its handshake, so its capabilities are known): reconcile. */
+static void ramster_reconcile_up(void *ctx, u8 node)
+{
+	if (!ramster_holders_is_holder(node))
+		return;
+	set_bit(node, ramster_reconcile_wanted);
+	ramster_reconcile_kick(0);
+}
+
+/* The answers go to the requests waiting for them. */
+static const struct ramster_handler ramster_reconcile_handlers[] = {
+	{ RAMSTER_MSG_RECONCILE_REPLY, RAMSTER_WIRE_RULE_RECONCILE_REPLY, NULL },
+};
+
+static const struct ramster_link_events ramster_reconcile_events = {
+	.up = ramster_reconcile_up,
+};
+
+static struct ramster_service ramster_reconcile_service = {
+	.name = "reconcile",
+	.handlers = ramster_reconcile_handlers,
+	.nr_handlers = ARRAY_SIZE(ramster_reconcile_handlers),
+	.events = &ramster_reconcile_events,
+};
+
+int ramster_reconcile_init(struct ramster_tree **trees)
+{
+	int ret;
+
+	ramster_reconcile_trees = trees;
+	ramster_reconcile_wq = alloc_ordered_workqueue("ramster-reconcile", 0);
+	if (!ramster_reconcile_wq)
+		return -ENOMEM;
+	ret = ramster_transport_register(&ramster_reconcile_service);
+	if (ret)
+		goto err_destroy_wq;
+	queue_delayed_work(ramster_reconcile_wq, &ramster_reconcile_work,
+			   RAMSTER_RECONCILE_CHECK);
+	return 0;
+
+err_destroy_wq:
+	destroy_workqueue(ramster_reconcile_wq);
+	ramster_reconcile_wq = NULL;
+	return ret;
+}
+
+/* Before the links stop: the work sends through them. */
+void ramster_reconcile_exit(void)
+{
+	struct workqueue_struct *wq = ramster_reconcile_wq;
+
+	WRITE_ONCE(ramster_reconcile_wq, NULL);
+	cancel_delayed_work_sync(&ramster_reconcile_work);
+	destroy_workqueue(wq);
+	ramster_transport_unregister(&ramster_reconcile_service);
+}
