@@ -42,8 +42,21 @@
  * background when the count a holder's keepalives carry has differed
  * from ours twice in a row (holders.c), at most once a minute per holder.
  *
- * Not done here: copies we believe a holder keeps that it did not list
- * (a lost copy); a restarted holder's copies are forgotten by replicas.c.
+ * The other way round: a copy we believe the holder keeps that it did
+ * not list, in the range of keys a reply covers (after the cursor, up to
+ * its last key, or to the end with RAMSTER_RECONCILE_F_END), is lost (a
+ * restart, or a holder that dropped it for whatever reason).  That is
+ * decided in the reply's ->done(), on the holder's receive thread, which
+ * alone records the holder's copies (ramster_put_done()), one frame at a
+ * time, in the order the holder sent them: so every copy recorded then
+ * was acknowledged before the holder made its list (it held it), and
+ * every copy acknowledged before was recorded.  No time window, no copy
+ * recorded "after the reconciliation started" to tell apart.  A lost
+ * copy is forgotten as a restarted holder's are (ramster_remote_drop_holder():
+ * only where another copy exists; the last copy of a page stays named so
+ * that its load fails loudly) and replicas.c makes it again.  A holder
+ * that lies about its own copies costs us copies made again, never data:
+ * nothing is forgotten that has no other copy.
  *
  * Locking: one work item (ordered workqueue) runs every reconciliation,
  * one holder after the other; tree lock -> the link's lock (the
@@ -62,6 +75,8 @@
 #include "holders.h"
 #include "index.h"
 #include "reconcile.h"
+#include "remote.h"
+#include "replicas.h"
 #include "stats.h"
 #include "transport.h"
 
@@ -71,6 +86,8 @@
 #define RAMSTER_RECONCILE_MIN_GAP	(60 * HZ)
 /* A holder that was busy or did not answer is asked again after this. */
 #define RAMSTER_RECONCILE_RETRY		(5 * HZ)
+/* Entries looked at per hold of a tree lock, for lost copies. */
+#define RAMSTER_RECONCILE_BATCH		256
 
 /**
  * struct ramster_reconcile_req - one RECONCILE and its answer
@@ -80,6 +97,7 @@
  * @err: 0, -EAGAIN (busy), -EPROTO (a bad reply), or the link's error
  * @count: keys in @keys
  * @end: the holder has no key after these
+ * @lost: copies found lost so far in this reconciliation
  * @keys: the reply's keys
  */
 struct ramster_reconcile_req {
@@ -89,6 +107,7 @@ struct ramster_reconcile_req {
 	int err;
 	u32 count;
 	bool end;
+	unsigned long lost;
 	struct ramster_wire_key keys[RAMSTER_WIRE_MAX_RECONCILE];
 };
 
@@ -107,6 +126,102 @@ static void ramster_reconcile_kick(unsigned long delay)
 
 	if (wq)
 		mod_delayed_work(wq, &ramster_reconcile_work, delay);
+}
+
+/* -1, 0, 1 as @key sorts before, with, after (@type, @offset). */
+static int ramster_reconcile_cmp(const struct ramster_wire_key *key, u16 type,
+				 u64 offset)
+{
+	u16 kt = le16_to_cpu(key->swap_type);
+	u64 ko = le64_to_cpu(key->offset);
+
+	if (kt != type)
+		return kt < type ? -1 : 1;
+	if (ko != offset)
+		return ko < offset ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Copies of one tree we believe @node keeps from @offset to @last (both
+ * included) that @keys (sorted) do not list, with that generation: lost.
+ * From @node's receive thread (see the top of the file); the tree lock is
+ * dropped every RAMSTER_RECONCILE_BATCH entries, which lets no copy of
+ * @node be recorded meanwhile (only this thread records them).
+ */
+static unsigned long ramster_reconcile_lost_tree(struct ramster_tree *tree,
+						 u8 node, u64 offset, u64 last,
+						 const struct ramster_wire_key *keys,
+						 u32 count)
+{
+	struct ramster_entry *entry;
+	unsigned long lost = 0;
+	bool more = true;
+	int batch, c;
+	u32 j = 0;
+
+	while (more) {
+		spin_lock(&tree->lock);
+		entry = ramster_index_next(tree, offset);
+		for (batch = 0; batch < RAMSTER_RECONCILE_BATCH; batch++) {
+			if (!entry || entry->offset > last) {
+				more = false;
+				break;
+			}
+			if (ramster_entry_has_holder(entry, node)) {
+				c = -1;
+				while (j < count &&
+				       (c = ramster_reconcile_cmp(&keys[j], tree->type,
+								  entry->offset)) < 0)
+					j++;
+				if ((j == count || c ||
+				     le64_to_cpu(keys[j].gen) != entry->gen) &&
+				    ramster_remote_drop_holder(tree, entry, node))
+					lost++;
+			}
+			if (entry->offset == last) {
+				more = false;
+				break;
+			}
+			offset = entry->offset + 1;
+			entry = ramster_index_next(tree, offset);
+		}
+		spin_unlock(&tree->lock);
+	}
+	return lost;
+}
+
+/* The copies in the range a good reply covered that it did not list. */
+static unsigned long ramster_reconcile_lost(u8 node,
+					    const struct ramster_wire_reconcile *rc,
+					    const struct ramster_wire_key *keys,
+					    u32 count, bool end)
+{
+	unsigned int type = le16_to_cpu(rc->swap_type), last_type;
+	u64 offset = le64_to_cpu(rc->offset), last;
+	struct ramster_tree *tree;
+	unsigned long lost = 0;
+
+	if (le16_to_cpu(rc->flags) & RAMSTER_RECONCILE_F_START) {
+		type = 0;
+		offset = 0;
+	} else if (offset == U64_MAX) {		/* after the cursor */
+		type++;
+		offset = 0;
+	} else {
+		offset++;
+	}
+	last_type = end ? MAX_SWAPFILES - 1 :
+			  le16_to_cpu(keys[count - 1].swap_type);
+	for (; type <= last_type && type < MAX_SWAPFILES; type++, offset = 0) {
+		tree = ramster_reconcile_trees[type];
+		last = end || type < last_type ? U64_MAX :
+			le64_to_cpu(keys[count - 1].offset);
+		if (tree)
+			lost += ramster_reconcile_lost_tree(tree, node, offset,
+							    last, keys, count);
+	}
+	return lost;
 }
 
 /* From the link's receive thread: check the reply, copy its keys. */
@@ -139,6 +254,8 @@ static void ramster_reconcile_done(struct ramster_req *req, int err,
 	}
 	memcpy(rreq->keys, keys, count * sizeof(*keys));
 	rreq->count = count;
+	rreq->lost += ramster_reconcile_lost(req->node, &rreq->rc, keys, count,
+					     rreq->end);
 out:
 	rreq->err = err;
 	complete(&rreq->done);
@@ -261,6 +378,7 @@ static int ramster_reconcile_holder(struct ramster_reconcile_req *rreq,
 	int ret;
 
 	memset(&rreq->rc, 0, sizeof(rreq->rc));
+	rreq->lost = 0;
 	rreq->rc.flags = cpu_to_le16(RAMSTER_RECONCILE_F_START);
 	rreq->rc.max_keys = cpu_to_le32(RAMSTER_WIRE_MAX_RECONCILE);
 	ramster_stat_inc(RAMSTER_STAT_RECONCILE_RUNS);
@@ -272,13 +390,20 @@ static int ramster_reconcile_holder(struct ramster_reconcile_req *rreq,
 			return ret;
 		ramster_reconcile_keys(node, rreq->keys, rreq->count);
 		if (rreq->end)
-			return 0;
+			break;
 		last = &rreq->keys[rreq->count - 1];
 		rreq->rc.flags = 0;
 		rreq->rc.swap_type = last->swap_type;
 		rreq->rc.offset = last->offset;
 		cond_resched();
 	}
+	if (rreq->lost) {
+		ramster_stat_add(RAMSTER_STAT_RECONCILE_COPIES_LOST, rreq->lost);
+		pr_warn("node %u: %lu copies of our pages it should keep are gone; making them again from the other replicas\n",
+			node, rreq->lost);
+		ramster_replicas_repair_soon();
+	}
+	return 0;
 }
 
 /* Holders whose counts disagree, and not reconciled for a while. */

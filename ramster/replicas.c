@@ -238,6 +238,13 @@ static void ramster_replicas_fn(struct work_struct *work)
 	ramster_replicas_queue(delay);
 }
 
+/* Copies were found lost (reconcile.c): make them again now. */
+void ramster_replicas_repair_soon(void)
+{
+	ramster_replicas_backoff = HZ;
+	ramster_replicas_kick(0);
+}
+
 /*********************************
  * link events
  *********************************/
