@@ -65,6 +65,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/bitmap.h>
 #include <linux/completion.h>
 #include <linux/slab.h>
@@ -129,10 +130,10 @@ static void ramster_reconcile_kick(unsigned long delay)
 }
 
 /* -1, 0, 1 as @key sorts before, with, after (@type, @offset). */
-static int ramster_reconcile_cmp(const struct ramster_wire_key *key, u16 type,
-				 u64 offset)
+static int ramster_reconcile_cmp(const struct ramster_wire_key *key,
+				 unsigned int type, u64 offset)
 {
-	u16 kt = le16_to_cpu(key->swap_type);
+	unsigned int kt = le16_to_cpu(key->swap_type);
 	u64 ko = le64_to_cpu(key->offset);
 
 	if (kt != type)
@@ -141,6 +142,79 @@ static int ramster_reconcile_cmp(const struct ramster_wire_key *key, u16 type,
 		return ko < offset ? -1 : 1;
 	return 0;
 }
+
+/**
+ * ramster_reconcile_listed - did a reply list this version of a page?
+ * @keys: the reply's keys, in increasing order
+ * @count: how many
+ * @pos: where to start looking in @keys; moved past the keys before
+ *       (@type, @offset), so that pages asked for in increasing order
+ *       cost one pass over @keys in all
+ * @type: the page's swap type
+ * @offset: its offset
+ * @gen: the generation of it we believe the holder keeps
+ *
+ * Return: true if @keys has (@type, @offset) with generation @gen.
+ */
+VISIBLE_IF_KUNIT bool ramster_reconcile_listed(const struct ramster_wire_key *keys,
+					       u32 count, u32 *pos,
+					       unsigned int type, u64 offset,
+					       u64 gen)
+{
+	int c = 1;
+
+	while (*pos < count &&
+	       (c = ramster_reconcile_cmp(&keys[*pos], type, offset)) < 0)
+		(*pos)++;
+	return *pos < count && !c && le64_to_cpu(keys[*pos].gen) == gen;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_reconcile_listed);
+
+/**
+ * ramster_reconcile_span - the keys a good reply speaks for
+ * @rc: the request it answers
+ * @keys: its keys, in increasing order, after @rc's cursor
+ * @count: how many (at least one unless @end)
+ * @end: it ends the listing
+ * @span: filled with the first and last keys it covers, both included:
+ *        after the cursor (from the very first with
+ *        RAMSTER_RECONCILE_F_START) up to its last key, or to the last
+ *        possible one if it ends the listing
+ *
+ * Return: false if it covers nothing (a cursor on the last possible key).
+ */
+VISIBLE_IF_KUNIT bool ramster_reconcile_span(const struct ramster_wire_reconcile *rc,
+					     const struct ramster_wire_key *keys,
+					     u32 count, bool end,
+					     struct ramster_reconcile_span *span)
+{
+	span->first_type = le16_to_cpu(rc->swap_type);
+	span->first_offset = le64_to_cpu(rc->offset);
+	if (le16_to_cpu(rc->flags) & RAMSTER_RECONCILE_F_START) {
+		span->first_type = 0;
+		span->first_offset = 0;
+	} else if (span->first_offset == U64_MAX) {
+		span->first_type++;
+		span->first_offset = 0;
+	} else {
+		span->first_offset++;
+	}
+	if (end || !count) {
+		span->last_type = MAX_SWAPFILES - 1;
+		span->last_offset = U64_MAX;
+	} else {
+		span->last_type = le16_to_cpu(keys[count - 1].swap_type);
+		span->last_offset = le64_to_cpu(keys[count - 1].offset);
+	}
+	if (span->last_type >= MAX_SWAPFILES) {
+		span->last_type = MAX_SWAPFILES - 1;
+		span->last_offset = U64_MAX;
+	}
+	return span->first_type < span->last_type ||
+	       (span->first_type == span->last_type &&
+		span->first_offset <= span->last_offset);
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_reconcile_span);
 
 /*
  * Copies of one tree we believe @node keeps from @offset to @last (both
@@ -157,7 +231,7 @@ static unsigned long ramster_reconcile_lost_tree(struct ramster_tree *tree,
 	struct ramster_entry *entry;
 	unsigned long lost = 0;
 	bool more = true;
-	int batch, c;
+	int batch;
 	u32 j = 0;
 
 	while (more) {
@@ -168,17 +242,11 @@ static unsigned long ramster_reconcile_lost_tree(struct ramster_tree *tree,
 				more = false;
 				break;
 			}
-			if (ramster_entry_has_holder(entry, node)) {
-				c = -1;
-				while (j < count &&
-				       (c = ramster_reconcile_cmp(&keys[j], tree->type,
-								  entry->offset)) < 0)
-					j++;
-				if ((j == count || c ||
-				     le64_to_cpu(keys[j].gen) != entry->gen) &&
-				    ramster_remote_drop_holder(tree, entry, node))
-					lost++;
-			}
+			if (ramster_entry_has_holder(entry, node) &&
+			    !ramster_reconcile_listed(keys, count, &j, tree->type,
+						      entry->offset, entry->gen) &&
+			    ramster_remote_drop_holder(tree, entry, node))
+				lost++;
 			if (entry->offset == last) {
 				more = false;
 				break;
@@ -197,29 +265,20 @@ static unsigned long ramster_reconcile_lost(u8 node,
 					    const struct ramster_wire_key *keys,
 					    u32 count, bool end)
 {
-	unsigned int type = le16_to_cpu(rc->swap_type), last_type;
-	u64 offset = le64_to_cpu(rc->offset), last;
+	struct ramster_reconcile_span span;
 	struct ramster_tree *tree;
 	unsigned long lost = 0;
+	unsigned int type;
 
-	if (le16_to_cpu(rc->flags) & RAMSTER_RECONCILE_F_START) {
-		type = 0;
-		offset = 0;
-	} else if (offset == U64_MAX) {		/* after the cursor */
-		type++;
-		offset = 0;
-	} else {
-		offset++;
-	}
-	last_type = end ? MAX_SWAPFILES - 1 :
-			  le16_to_cpu(keys[count - 1].swap_type);
-	for (; type <= last_type && type < MAX_SWAPFILES; type++, offset = 0) {
+	if (!ramster_reconcile_span(rc, keys, count, end, &span))
+		return 0;
+	for (type = span.first_type; type <= span.last_type; type++) {
 		tree = ramster_reconcile_trees[type];
-		last = end || type < last_type ? U64_MAX :
-			le64_to_cpu(keys[count - 1].offset);
 		if (tree)
-			lost += ramster_reconcile_lost_tree(tree, node, offset,
-							    last, keys, count);
+			lost += ramster_reconcile_lost_tree(tree, node,
+				type == span.first_type ? span.first_offset : 0,
+				type == span.last_type ? span.last_offset : U64_MAX,
+				keys, count);
 	}
 	return lost;
 }
@@ -286,12 +345,20 @@ static int ramster_reconcile_ask(struct ramster_reconcile_req *rreq, u8 node)
 	return ret ?: rreq->err;
 }
 
-/*
- * Is the copy @key names on @node unknown to us?  Under the tree lock
- * (if there is a tree): see the top of the file.
+/**
+ * ramster_reconcile_is_orphan - is a copy a holder listed unknown to us?
+ * @tree: the tree of the key's swap type, its lock held; NULL if there is
+ *        none (the swap area is gone)
+ * @node: the holder that listed it
+ * @key: what it listed
+ *
+ * See the top of the file: a PUT in flight decides for itself.
+ *
+ * Return: true if it is to be invalidated.
  */
-static bool ramster_reconcile_is_orphan(struct ramster_tree *tree, u8 node,
-					const struct ramster_wire_key *key)
+VISIBLE_IF_KUNIT bool ramster_reconcile_is_orphan(struct ramster_tree *tree,
+						  u8 node,
+						  const struct ramster_wire_key *key)
 {
 	struct ramster_entry *entry;
 
@@ -305,6 +372,7 @@ static bool ramster_reconcile_is_orphan(struct ramster_tree *tree, u8 node,
 		return false;
 	return !ramster_entry_has_holder(entry, node);
 }
+EXPORT_SYMBOL_IF_KUNIT(ramster_reconcile_is_orphan);
 
 /*
  * The keys of one swap type listed by @node: invalidate the orphans, in
