@@ -42,7 +42,8 @@
  * @room: pages it last said it would take, less the PUTs sent since
  * @held_for_us: pages of ours it last said it holds
  * @held_there: pages of ours we believe it holds
- * @differ: keepalives in a row whose @held_for_us was not @held_there
+ * @gap: @held_for_us less @held_there at its last keepalive
+ * @differ: keepalives in a row with the same @gap, not zero
  * @rtt_us: smoothed round trip of requests, in microseconds
  * @epoch: times its link came up
  * @forgetting: it lost our pages (restarted, presumed dead) and the
@@ -59,6 +60,7 @@ struct ramster_holder {
 	s64 room;
 	u64 held_for_us;
 	atomic64_t held_there;
+	s64 gap;
 	unsigned int differ;
 	u64 rtt_us;
 	unsigned long epoch;
@@ -189,8 +191,9 @@ u64 ramster_holders_held_there_count(u8 node)
 }
 
 /*
- * Has @node said in two keepalives in a row that it holds another count
- * of our pages than we believe?  Then reconcile.c asks it which.
+ * Has @node said in three keepalives in a row that it holds the same
+ * other count of our pages than we believe?  Then reconcile.c asks it
+ * which.
  */
 bool ramster_holders_counts_differ(u8 node)
 {
@@ -275,16 +278,25 @@ static int ramster_holders_keepalive(void *ctx, u8 node,
 {
 	const struct ramster_wire_keepalive *ka = payload;
 	struct ramster_holder *h = &ramster_holders[node];
+	s64 gap;
 
 	spin_lock(&ramster_holders_lock);
 	h->room = min_t(u64, le64_to_cpu(ka->free_pages), S64_MAX);
 	h->held_for_us = le64_to_cpu(ka->held_pages);
 	spin_unlock(&ramster_holders_lock);
-	/* PUTs and INVALIDATEs in flight make a passing difference. */
-	if (le64_to_cpu(ka->held_pages) != ramster_holders_held_there_count(node))
+	/*
+	 * PUTs and INVALIDATEs in flight make a passing difference, one
+	 * that changes from one keepalive to the next under steady
+	 * traffic; orphans and lost copies make one that stays.  Only
+	 * this receive thread writes @gap and @differ.
+	 */
+	gap = min_t(u64, le64_to_cpu(ka->held_pages), S64_MAX) -
+	      (s64)ramster_holders_held_there_count(node);
+	if (gap && gap == h->gap)
 		WRITE_ONCE(h->differ, min(h->differ + 1, 2U));
 	else
 		WRITE_ONCE(h->differ, 0);
+	h->gap = gap;
 	return 0;
 }
 

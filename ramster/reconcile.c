@@ -40,7 +40,8 @@
  * When: each time a holder's link comes up (a lost PUT_REPLY, a lost
  * INVALIDATE, and a restart all go with a link down), and in the
  * background when the count a holder's keepalives carry has differed
- * from ours twice in a row (holders.c), at most once a minute per holder.
+ * from ours by the same number three times in a row (holders.c: traffic
+ * in flight makes a gap that moves), at most once a minute per holder.
  *
  * The other way round: a copy we believe the holder keeps that it did
  * not list, in the range of keys a reply covers (after the cursor, up to
