@@ -130,20 +130,6 @@ static void ramster_reconcile_kick(unsigned long delay)
 		mod_delayed_work(wq, &ramster_reconcile_work, delay);
 }
 
-/* -1, 0, 1 as @key sorts before, with, after (@type, @offset). */
-static int ramster_reconcile_cmp(const struct ramster_wire_key *key,
-				 unsigned int type, u64 offset)
-{
-	unsigned int kt = le16_to_cpu(key->swap_type);
-	u64 ko = le64_to_cpu(key->offset);
-
-	if (kt != type)
-		return kt < type ? -1 : 1;
-	if (ko != offset)
-		return ko < offset ? -1 : 1;
-	return 0;
-}
-
 /**
  * ramster_reconcile_listed - did a reply list this version of a page?
  * @keys: the reply's keys, in increasing order
@@ -165,7 +151,7 @@ VISIBLE_IF_KUNIT bool ramster_reconcile_listed(const struct ramster_wire_key *ke
 	int c = 1;
 
 	while (*pos < count &&
-	       (c = ramster_reconcile_cmp(&keys[*pos], type, offset)) < 0)
+	       (c = ramster_wire_key_cmp(&keys[*pos], type, offset)) < 0)
 		(*pos)++;
 	return *pos < count && !c && le64_to_cpu(keys[*pos].gen) == gen;
 }

@@ -292,11 +292,19 @@ bool ramster_wire_reconcile_reply_valid(const void *payload, u32 plen)
 }
 EXPORT_SYMBOL_IF_KUNIT(ramster_wire_reconcile_reply_valid);
 
-/* -1, 0, 1 as key @a sorts before, with, after (@type, @offset). */
-static int ramster_wire_key_cmp(const struct ramster_wire_key *a, u16 type,
-				u64 offset)
+/**
+ * ramster_wire_key_cmp - where a key sorts against a (type, offset)
+ * @a: the key
+ * @type: a swap type
+ * @offset: an offset in it
+ *
+ * Return: -1, 0 or 1 as @a sorts before, with or after (@type, @offset):
+ * the order RECONCILE lists keys in.
+ */
+int ramster_wire_key_cmp(const struct ramster_wire_key *a, unsigned int type,
+			 u64 offset)
 {
-	u16 at = le16_to_cpu(a->swap_type);
+	unsigned int at = le16_to_cpu(a->swap_type);
 	u64 ao = le64_to_cpu(a->offset);
 
 	if (at != type)
@@ -305,6 +313,7 @@ static int ramster_wire_key_cmp(const struct ramster_wire_key *a, u16 type,
 		return ao < offset ? -1 : 1;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_key_cmp);
 
 /**
  * ramster_wire_reconcile_keys_follow - do a reply's keys answer a request?

@@ -383,6 +383,8 @@ bool ramster_wire_area_valid(const void *payload, u32 plen);
 bool ramster_wire_recall_valid(const void *payload, u32 plen);
 bool ramster_wire_reconcile_valid(const void *payload, u32 plen);
 bool ramster_wire_reconcile_reply_valid(const void *payload, u32 plen);
+int ramster_wire_key_cmp(const struct ramster_wire_key *a, unsigned int type,
+			 u64 offset);
 bool ramster_wire_reconcile_keys_follow(const struct ramster_wire_reconcile *req,
 					const struct ramster_wire_key *keys,
 					u32 count);

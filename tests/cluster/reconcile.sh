@@ -21,18 +21,6 @@
 # shellcheck source=tests/cluster/lib.sh
 . "$TOP/tests/cluster/lib.sh"
 
-# The tap of node NUM in the cluster's namespace (as faults.sh).
-node_tap() {
-	local index
-	index=$(grep -n -x "$1" "$RAMSTER_CLUSTER_DIR/nodes.list" | cut -d: -f1)
-	echo "rtap$index"
-}
-
-tap_set() {
-	ip netns exec "$(cat "$RAMSTER_CLUSTER_DIR/netns")" \
-		ip link set "$(node_tap "$1")" "$2"
-}
-
 fault_left() { cx 2 cat /sys/module/ramster/parameters/fault_drop_put_reply; }
 fault_spent() { [ "$(fault_left)" = 0 ]; }
 orphans_freed() { [ "$(dbg 1 reconcile_orphans_freed)" -gt "${1:-0}" ] 2>/dev/null; }
