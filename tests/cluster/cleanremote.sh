@@ -195,6 +195,11 @@ lender_drops_under_pressure() {
 	miss0=$(n 1 clean_remote_get_misses)
 	gets0=$(n 1 clean_remote_gets)
 	mem2=$(node_mem 2)
+	# Node 2's workload swaps to node 1, up to its capacity of 6144 raw
+	# pages (24 MiB of its 64): without a reserve (off by default) node
+	# 1's own re-read was OOM-killed once in CI.  With one, node 1 stops
+	# taking pages and recalls them when its available memory runs low.
+	set_param 1 lender_reserve_percent 10
 	load_bg 2 $((mem2 * 3 / 2)) 5
 	pass pressure1 forward
 	pass pressure2 shuffled
