@@ -114,10 +114,11 @@ static bool ramster_lender_fault_drop_reply(void)
 {
 	unsigned int n = READ_ONCE(fault_drop_put_reply);
 
-	/* One link thread per owner: a lost race only drops one more. */
-	if (!n)
-		return false;
-	WRITE_ONCE(fault_drop_put_reply, n - 1);
+	/* One link thread per owner: exactly N are dropped among them. */
+	do {
+		if (!n)
+			return false;
+	} while (!try_cmpxchg(&fault_drop_put_reply, &n, n - 1));
 	return true;
 }
 

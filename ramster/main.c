@@ -328,7 +328,8 @@ static void ramster_frontswap_init(unsigned int type)
 		return;
 	ramster_tree_init(tree, ramster_free_entry);
 	tree->type = type;
-	ramster_trees[type] = tree;
+	/* Read without swapon's locks by reconcile.c's work and replies. */
+	smp_store_release(&ramster_trees[type], tree);
 }
 
 static int ramster_frontswap_store(unsigned int type, pgoff_t offset,

@@ -90,6 +90,11 @@
 #define RAMSTER_RECONCILE_RETRY		(5 * HZ)
 /* Entries looked at per hold of a tree lock, for lost copies. */
 #define RAMSTER_RECONCILE_BATCH		256
+/*
+ * The owner is short of memory when it swaps: no reclaim that writes to
+ * swap (to us), no warning; a failed allocation waits for the next run.
+ */
+#define RAMSTER_RECONCILE_GFP		(GFP_NOIO | __GFP_NOWARN)
 
 /**
  * struct ramster_reconcile_req - one RECONCILE and its answer
@@ -115,6 +120,8 @@ struct ramster_reconcile_req {
 
 static struct ramster_tree **ramster_reconcile_trees;
 static struct workqueue_struct *ramster_reconcile_wq;
+/* Set at exit: the work stops between two requests. */
+static bool ramster_reconcile_stopping;
 static void ramster_reconcile_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ramster_reconcile_work, ramster_reconcile_fn);
 /* Holders to reconcile at the next run. */
@@ -206,9 +213,10 @@ EXPORT_SYMBOL_IF_KUNIT(ramster_reconcile_span);
 /*
  * Copies of one tree we believe @node keeps from @offset to @last (both
  * included) that @keys (sorted) do not list, with that generation: lost.
- * From @node's receive thread (see the top of the file); the tree lock is
- * dropped every RAMSTER_RECONCILE_BATCH entries, which lets no copy of
- * @node be recorded meanwhile (only this thread records them).
+ * From @node's receive thread (see the top of the file), which may sleep;
+ * the tree lock is dropped every RAMSTER_RECONCILE_BATCH entries, which
+ * lets no copy of @node be recorded meanwhile (only this thread records
+ * them).  Entries with a PUT in flight are left to its reply.
  */
 static unsigned long ramster_reconcile_lost_tree(struct ramster_tree *tree,
 						 u8 node, u64 offset, u64 last,
@@ -229,7 +237,9 @@ static unsigned long ramster_reconcile_lost_tree(struct ramster_tree *tree,
 				more = false;
 				break;
 			}
-			if (ramster_entry_has_holder(entry, node) &&
+			/* A PUT in flight: its holders are its own (remote.c). */
+			if (!(entry->flags & RAMSTER_ENTRY_REMOTIFYING) &&
+			    ramster_entry_has_holder(entry, node) &&
 			    !ramster_reconcile_listed(keys, count, &j, tree->type,
 						      entry->offset, entry->gen) &&
 			    ramster_remote_drop_holder(tree, entry, node))
@@ -242,6 +252,8 @@ static unsigned long ramster_reconcile_lost_tree(struct ramster_tree *tree,
 			entry = ramster_index_next(tree, offset);
 		}
 		spin_unlock(&tree->lock);
+		/* A last page of keys walks the rest of every tree. */
+		cond_resched();
 	}
 	return lost;
 }
@@ -260,7 +272,8 @@ static unsigned long ramster_reconcile_lost(u8 node,
 	if (!ramster_reconcile_span(rc, keys, count, end, &span))
 		return 0;
 	for (type = span.first_type; type <= span.last_type; type++) {
-		tree = ramster_reconcile_trees[type];
+		/* Pairs with frontswap_init()'s release (main.c). */
+		tree = smp_load_acquire(&ramster_reconcile_trees[type]);
 		if (tree)
 			lost += ramster_reconcile_lost_tree(tree, node,
 				type == span.first_type ? span.first_offset : 0,
@@ -315,7 +328,7 @@ static int ramster_reconcile_ask(struct ramster_reconcile_req *rreq, u8 node)
 	int ret;
 
 	msg = ramster_msg_alloc(RAMSTER_MSG_RECONCILE, sizeof(rreq->rc),
-				GFP_KERNEL);
+				RAMSTER_RECONCILE_GFP);
 	if (!msg)
 		return -ENOMEM;
 	memcpy(msg->payload, &rreq->rc, sizeof(rreq->rc));
@@ -369,15 +382,18 @@ EXPORT_SYMBOL_IF_KUNIT(ramster_reconcile_is_orphan);
 static void ramster_reconcile_type(u8 node, u16 type,
 				   const struct ramster_wire_key *keys, u32 n)
 {
-	struct ramster_tree *tree = type < MAX_SWAPFILES ?
-				    ramster_reconcile_trees[type] : NULL;
+	struct ramster_tree *tree = NULL;
 	struct ramster_wire_invalidate *inv;
 	struct ramster_wire_key *out;
 	struct ramster_msg *msg;
 	u32 i, orphans = 0;
 
+	if (type < MAX_SWAPFILES)
+		/* Pairs with frontswap_init()'s release (main.c). */
+		tree = smp_load_acquire(&ramster_reconcile_trees[type]);
 	msg = ramster_msg_alloc(RAMSTER_MSG_INVALIDATE,
-				sizeof(*inv) + n * sizeof(*out), GFP_KERNEL);
+				sizeof(*inv) + n * sizeof(*out),
+				RAMSTER_RECONCILE_GFP);
 	if (!msg)
 		return;
 	inv = (void *)msg->payload;
@@ -422,6 +438,17 @@ static void ramster_reconcile_keys(u8 node, const struct ramster_wire_key *keys,
 	}
 }
 
+/* Copies found lost are made again, whether the listing ended or not. */
+static void ramster_reconcile_report_lost(u8 node, unsigned long lost)
+{
+	if (!lost)
+		return;
+	ramster_stat_add(RAMSTER_STAT_RECONCILE_COPIES_LOST, lost);
+	pr_warn("node %u: %lu copies of our pages it should keep are gone; making them again from the other replicas\n",
+		node, lost);
+	ramster_replicas_repair_soon();
+}
+
 /*
  * Page through everything @node holds for us.  Returns 0 when done (or
  * when it cannot reconcile: an older node), an errno to try again later.
@@ -440,25 +467,25 @@ static int ramster_reconcile_holder(struct ramster_reconcile_req *rreq,
 	for (;;) {
 		ret = ramster_reconcile_ask(rreq, node);
 		if (ret == -EOPNOTSUPP)
-			return 0;
+			ret = 0;
 		if (ret)
-			return ret;
+			break;
 		ramster_reconcile_keys(node, rreq->keys, rreq->count);
 		if (rreq->end)
 			break;
+		if (READ_ONCE(ramster_reconcile_stopping)) {
+			ret = -ESHUTDOWN;
+			break;
+		}
 		last = &rreq->keys[rreq->count - 1];
 		rreq->rc.flags = 0;
 		rreq->rc.swap_type = last->swap_type;
 		rreq->rc.offset = last->offset;
 		cond_resched();
 	}
-	if (rreq->lost) {
-		ramster_stat_add(RAMSTER_STAT_RECONCILE_COPIES_LOST, rreq->lost);
-		pr_warn("node %u: %lu copies of our pages it should keep are gone; making them again from the other replicas\n",
-			node, rreq->lost);
-		ramster_replicas_repair_soon();
-	}
-	return 0;
+	/* ->done() forgot them as each page of keys came. */
+	ramster_reconcile_report_lost(node, rreq->lost);
+	return ret;
 }
 
 /* Holders whose counts disagree, and not reconciled for a while. */
@@ -477,32 +504,38 @@ static void ramster_reconcile_fn(struct work_struct *work)
 {
 	struct ramster_reconcile_req *rreq;
 	unsigned long delay = RAMSTER_RECONCILE_CHECK;
+	struct workqueue_struct *wq;
 	unsigned int node;
+	int ret;
 
 	ramster_reconcile_find_drift();
 	if (bitmap_empty(ramster_reconcile_wanted, RAMSTER_MAX_NODES))
 		goto out;
-	rreq = kmalloc(sizeof(*rreq), GFP_KERNEL);
+	rreq = kmalloc(sizeof(*rreq), RAMSTER_RECONCILE_GFP);
 	if (!rreq) {
 		delay = RAMSTER_RECONCILE_RETRY;
 		goto out;
 	}
 	for_each_set_bit(node, ramster_reconcile_wanted, RAMSTER_MAX_NODES) {
+		if (READ_ONCE(ramster_reconcile_stopping))
+			break;
 		clear_bit(node, ramster_reconcile_wanted);
-		if (ramster_reconcile_holder(rreq, node)) {
-			/* Busy, down, no answer: again later (or at its up). */
+		ret = ramster_reconcile_holder(rreq, node);
+		if (!ret) {
+			ramster_reconcile_last[node] = jiffies;
+			ramster_holders_counts_settled(node);
+		} else if (ret != -ENOTCONN && ret != -ENOENT) {
+			/* Busy or no answer: again soon.  Down: at its up. */
 			set_bit(node, ramster_reconcile_wanted);
 			delay = RAMSTER_RECONCILE_RETRY;
-			continue;
 		}
-		ramster_reconcile_last[node] = jiffies;
 	}
 	kfree(rreq);
 out:
 	/* A kick that came meanwhile keeps its sooner time. */
-	if (READ_ONCE(ramster_reconcile_wq))
-		queue_delayed_work(ramster_reconcile_wq, &ramster_reconcile_work,
-				   delay);
+	wq = READ_ONCE(ramster_reconcile_wq);
+	if (wq)
+		queue_delayed_work(wq, &ramster_reconcile_work, delay);
 }
 
 /*********************************
@@ -535,9 +568,13 @@ static struct ramster_service ramster_reconcile_service = {
 
 int ramster_reconcile_init(struct ramster_tree **trees)
 {
+	unsigned int node;
 	int ret;
 
 	ramster_reconcile_trees = trees;
+	/* jiffies starts near its wrap: "never" must be long enough ago. */
+	for (node = 0; node < RAMSTER_MAX_NODES; node++)
+		ramster_reconcile_last[node] = jiffies - RAMSTER_RECONCILE_MIN_GAP;
 	ramster_reconcile_wq = alloc_ordered_workqueue("ramster-reconcile", 0);
 	if (!ramster_reconcile_wq)
 		return -ENOMEM;
@@ -554,12 +591,20 @@ err_destroy_wq:
 	return ret;
 }
 
-/* Before the links stop: the work sends through them. */
+/*
+ * Before the links stop: the work sends through them.  The reply row stays
+ * registered until the work is gone (a RECONCILE_REPLY in flight must
+ * find its request, not close the link as an unknown type); link events
+ * are waited out before the work is cancelled, so none can queue it again
+ * on a destroyed work queue.
+ */
 void ramster_reconcile_exit(void)
 {
 	struct workqueue_struct *wq = ramster_reconcile_wq;
 
+	WRITE_ONCE(ramster_reconcile_stopping, true);
 	WRITE_ONCE(ramster_reconcile_wq, NULL);
+	ramster_transport_sync_events();
 	cancel_delayed_work_sync(&ramster_reconcile_work);
 	destroy_workqueue(wq);
 	ramster_transport_unregister(&ramster_reconcile_service);

@@ -303,6 +303,8 @@ struct ramster_wire_reconcile_reply {
 };
 
 static_assert(sizeof(struct ramster_wire_reconcile_reply) == 8);
+/* A page of listed orphans goes back in one INVALIDATE (reconcile.c). */
+static_assert(RAMSTER_WIRE_MAX_RECONCILE <= RAMSTER_WIRE_MAX_INVALIDATE);
 static_assert(sizeof(struct ramster_wire_reconcile_reply) +
 	      RAMSTER_WIRE_MAX_RECONCILE * sizeof(struct ramster_wire_key) <=
 	      sizeof(struct ramster_wire_page) + RAMSTER_WIRE_MAX_DATA);
