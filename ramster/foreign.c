@@ -468,6 +468,58 @@ void ramster_foreign_invalidate(struct ramster_foreign *fs, u8 node,
 EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_invalidate);
 
 /**
+ * ramster_foreign_list - an owner's swap pages, in key order, from a cursor
+ * @fs: the store
+ * @node: the owner
+ * @req: the validated RECONCILE: its cursor, and how many keys at most
+ * @keys: receives up to @req->max_keys keys
+ * @end: set when no swap page of @node follows the last key copied
+ *
+ * For reconciliation (lender.c): the keys are copied out under the lock,
+ * which is dropped before the caller sends them.  Ephemeral pages are
+ * never listed (their type sorts after every swap type).
+ *
+ * Return: how many keys were copied.
+ */
+u32 ramster_foreign_list(struct ramster_foreign *fs, u8 node,
+			 const struct ramster_wire_reconcile *req,
+			 struct ramster_wire_key *keys, bool *end)
+{
+	u32 n = 0, max = min_t(u32, le32_to_cpu(req->max_keys),
+			       RAMSTER_WIRE_MAX_RECONCILE);
+	u16 type = le16_to_cpu(req->swap_type);
+	u64 offset = le64_to_cpu(req->offset);
+	struct ramster_foreign_page *fp;
+	struct rb_node *rb;
+
+	if (le16_to_cpu(req->flags) & RAMSTER_RECONCILE_F_START) {
+		type = 0;
+		offset = 0;
+	} else if (offset == U64_MAX) {		/* after the cursor */
+		type++;
+		offset = 0;
+	} else {
+		offset++;
+	}
+	spin_lock(&fs->lock);
+	fp = ramster_foreign_ceil(fs, node, type, offset);
+	while (fp && fp->node == node && !ramster_foreign_is_ephemeral(fp->type) &&
+	       n < max) {
+		memset(&keys[n], 0, sizeof(keys[n]));
+		keys[n].swap_type = cpu_to_le16(fp->type);
+		keys[n].offset = cpu_to_le64(fp->offset);
+		keys[n].gen = cpu_to_le64(fp->gen);
+		n++;
+		rb = rb_next(&fp->rbnode);
+		fp = rb ? rb_entry(rb, struct ramster_foreign_page, rbnode) : NULL;
+	}
+	*end = !fp || fp->node != node || ramster_foreign_is_ephemeral(fp->type);
+	spin_unlock(&fs->lock);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_list);
+
+/**
  * ramster_foreign_drop - drop an owner's pages
  * @fs: the store
  * @node: the owner

@@ -27,6 +27,9 @@ int ramster_foreign_get(struct ramster_foreign *fs, u8 node,
 			struct ramster_wire_page *rp, u32 clen);
 void ramster_foreign_invalidate(struct ramster_foreign *fs, u8 node,
 				const struct ramster_wire_key *keys, u32 count);
+u32 ramster_foreign_list(struct ramster_foreign *fs, u8 node,
+			 const struct ramster_wire_reconcile *req,
+			 struct ramster_wire_key *keys, bool *end);
 unsigned long ramster_foreign_drop(struct ramster_foreign *fs, u8 node,
 				   u16 type);
 u64 ramster_foreign_room(struct ramster_foreign *fs, unsigned int high,

@@ -136,6 +136,55 @@ static void invalidate_removes_only_its_generation(struct kunit *test)
 	ramster_foreign_destroy(fs);
 }
 
+/* List @node's keys after (@type, @offset) (or from the start), @max each. */
+static u32 list(struct ramster_foreign *fs, u8 node, bool start, u16 type,
+		u64 offset, u32 max, struct ramster_wire_key *keys, bool *end)
+{
+	struct ramster_wire_reconcile rc = {
+		.swap_type = cpu_to_le16(type),
+		.flags = cpu_to_le16(start ? RAMSTER_RECONCILE_F_START : 0),
+		.max_keys = cpu_to_le32(max),
+		.offset = cpu_to_le64(offset),
+	};
+
+	return ramster_foreign_list(fs, node, &rc, keys, end);
+}
+
+static void list_walks_one_owner_in_key_order(struct kunit *test)
+{
+	struct ramster_foreign *fs = new_store(test, 100);
+	struct ramster_wire_key keys[4];
+	bool end;
+
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 1, 5, 3, 1), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, U64_MAX, 2, 1), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, 0, 7, 9, 1), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, put(fs, 2, 0, 8, 1, 1), RAMSTER_ST_OK);
+	KUNIT_EXPECT_EQ(test, put(fs, 1, RAMSTER_WIRE_EPHEMERAL_TYPE, 1, 1, 1),
+			RAMSTER_ST_OK);
+
+	/* From the start, two at a time: (0,7) (0,MAX), then (1,5), end. */
+	KUNIT_EXPECT_EQ(test, list(fs, 1, true, 0, 0, 2, keys, &end), 2);
+	KUNIT_EXPECT_FALSE(test, end);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(keys[0].offset), 7);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(keys[0].gen), 9);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(keys[1].offset), U64_MAX);
+	KUNIT_EXPECT_EQ(test, list(fs, 1, false, 0, U64_MAX, 2, keys, &end), 1);
+	KUNIT_EXPECT_TRUE(test, end);	/* the ephemeral page is not listed */
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(keys[0].swap_type), 1);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(keys[0].gen), 3);
+	/* The cursor itself is not listed again; other owners never are. */
+	KUNIT_EXPECT_EQ(test, list(fs, 1, false, 1, 5, 4, keys, &end), 0);
+	KUNIT_EXPECT_TRUE(test, end);
+	KUNIT_EXPECT_EQ(test, list(fs, 2, true, 0, 0, 4, keys, &end), 1);
+	KUNIT_EXPECT_TRUE(test, end);
+	KUNIT_EXPECT_EQ(test, list(fs, 3, true, 0, 0, 4, keys, &end), 0);
+	KUNIT_EXPECT_TRUE(test, end);
+	ramster_foreign_drop(fs, 1, RAMSTER_FOREIGN_ALL_TYPES);
+	ramster_foreign_drop(fs, 2, RAMSTER_FOREIGN_ALL_TYPES);
+	ramster_foreign_destroy(fs);
+}
+
 static void owners_are_apart(struct kunit *test)
 {
 	struct ramster_foreign *fs = new_store(test, 100);
@@ -321,6 +370,7 @@ static struct kunit_case ramster_foreign_cases[] = {
 	KUNIT_CASE(get_answers_only_its_generation),
 	KUNIT_CASE(invalidate_removes_only_its_generation),
 	KUNIT_CASE(owners_are_apart),
+	KUNIT_CASE(list_walks_one_owner_in_key_order),
 	KUNIT_CASE(drop_area_keeps_other_areas),
 	KUNIT_CASE(full_and_closed_refuse),
 	KUNIT_CASE(room_and_recall_follow_the_marks),

@@ -105,12 +105,13 @@ static void ramster_handshake_hdr(struct ramster_wire_hdr *hdr, u8 type,
 }
 
 /*
- * What this node offers: ephemeral pages, raw pages, and from its key
- * and encrypt=.
+ * What this node offers: ephemeral pages, raw pages, reconciliation,
+ * and from its key and encrypt=.
  */
 static u32 ramster_handshake_caps(void)
 {
-	u32 caps = RAMSTER_CAP_EPHEMERAL | RAMSTER_CAP_RAW;
+	u32 caps = RAMSTER_CAP_EPHEMERAL | RAMSTER_CAP_RAW |
+		   RAMSTER_CAP_RECONCILE;
 
 	if (!ramster_auth_has_key())
 		return caps;

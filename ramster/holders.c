@@ -42,6 +42,11 @@
  * @room: pages it last said it would take, less the PUTs sent since
  * @held_for_us: pages of ours it last said it holds
  * @held_there: pages of ours we believe it holds
+ * @gap: @held_for_us less @held_there at its last keepalive
+ * @settled: the @gap a complete reconciliation left (copies it could not
+ *           forget: the last of a page), no reason for another; 0 once
+ *           the counts agree
+ * @differ: keepalives in a row with the same @gap, neither 0 nor @settled
  * @rtt_us: smoothed round trip of requests, in microseconds
  * @epoch: times its link came up
  * @forgetting: it lost our pages (restarted, presumed dead) and the
@@ -58,6 +63,9 @@ struct ramster_holder {
 	s64 room;
 	u64 held_for_us;
 	atomic64_t held_there;
+	s64 gap;
+	s64 settled;
+	unsigned int differ;
 	u64 rtt_us;
 	unsigned long epoch;
 	unsigned long down_since;
@@ -186,6 +194,31 @@ u64 ramster_holders_held_there_count(u8 node)
 	return n > 0 ? n : 0;
 }
 
+/*
+ * Has @node said in three keepalives in a row that it holds the same
+ * other count of our pages than we believe?  Then reconcile.c asks it
+ * which.
+ */
+bool ramster_holders_counts_differ(u8 node)
+{
+	struct ramster_holder *h = &ramster_holders[node];
+
+	return READ_ONCE(h->holds) && READ_ONCE(h->live) &&
+	       READ_ONCE(h->differ) >= 2;
+}
+
+/*
+ * A reconciliation with @node ran to its end: the gap its keepalives show
+ * now is what it could not repair, not a reason to ask again.
+ */
+void ramster_holders_counts_settled(u8 node)
+{
+	struct ramster_holder *h = &ramster_holders[node];
+
+	WRITE_ONCE(h->settled, READ_ONCE(h->gap));
+	WRITE_ONCE(h->differ, 0);
+}
+
 /* How many times @node's link came up: a load's view before it asks. */
 unsigned long ramster_holders_epoch(u8 node)
 {
@@ -261,11 +294,28 @@ static int ramster_holders_keepalive(void *ctx, u8 node,
 {
 	const struct ramster_wire_keepalive *ka = payload;
 	struct ramster_holder *h = &ramster_holders[node];
+	s64 gap;
 
 	spin_lock(&ramster_holders_lock);
 	h->room = min_t(u64, le64_to_cpu(ka->free_pages), S64_MAX);
 	h->held_for_us = le64_to_cpu(ka->held_pages);
 	spin_unlock(&ramster_holders_lock);
+	/*
+	 * PUTs and INVALIDATEs in flight make a passing difference, one
+	 * that changes from one keepalive to the next under steady
+	 * traffic; orphans and lost copies make one that stays.  Only
+	 * this receive thread writes @gap and @differ (and @settled back
+	 * to 0).
+	 */
+	gap = min_t(u64, le64_to_cpu(ka->held_pages), S64_MAX) -
+	      (s64)ramster_holders_held_there_count(node);
+	if (!gap)
+		WRITE_ONCE(h->settled, 0);
+	if (gap && gap == h->gap && gap != READ_ONCE(h->settled))
+		WRITE_ONCE(h->differ, min(h->differ + 1, 2U));
+	else
+		WRITE_ONCE(h->differ, 0);
+	WRITE_ONCE(h->gap, gap);
 	return 0;
 }
 

@@ -71,6 +71,18 @@ module_param_cb(lender_reserve_percent, &ramster_uint_range_ops,
 MODULE_PARM_DESC(lender_reserve_percent,
 		 "below this much available memory (percent of RAM) a lender recalls its foreign pages; 0: never (default 0)");
 
+/*
+ * Fault injection, for the tests only (tests/cluster/reconcile.sh): the
+ * next this many PUTs are stored and then not answered: the link is
+ * closed instead, as if the PUT_REPLY were lost with it.  The owner
+ * believes the PUT failed; the page here is an orphan until the owner
+ * reconciles (reconcile.c).
+ */
+static unsigned int fault_drop_put_reply;
+module_param(fault_drop_put_reply, uint, 0644);
+MODULE_PARM_DESC(fault_drop_put_reply,
+		 "tests only: store the next N PUTs, then close the link instead of answering (default 0)");
+
 static struct ramster_foreign *ramster_lender_store;
 /* Under its reserve: the store is limited (see the top of the file). */
 static bool ramster_lender_squeezed;
@@ -97,6 +109,19 @@ static u32 ramster_lender_status(u8 node, const struct ramster_wire_page *page)
  */
 #define LENDER_GFP	(GFP_NOWAIT | __GFP_NOWARN)
 
+/* Take one of the PUT replies fault_drop_put_reply asks to lose. */
+static bool ramster_lender_fault_drop_reply(void)
+{
+	unsigned int n = READ_ONCE(fault_drop_put_reply);
+
+	/* One link thread per owner: exactly N are dropped among them. */
+	do {
+		if (!n)
+			return false;
+	} while (!try_cmpxchg(&fault_drop_put_reply, &n, n - 1));
+	return true;
+}
+
 /*
  * Store, then answer.  The answer is allocated first: a page stored
  * whose answer could not be sent would be an orphan here, kept for an
@@ -117,6 +142,12 @@ static int ramster_lender_put(void *ctx, u8 node,
 		return 0;
 	}
 	status = ramster_lender_status(node, page);
+	if (status == RAMSTER_ST_OK && ramster_lender_fault_drop_reply()) {
+		ramster_msg_free(msg);
+		pr_info("node %u: PUT stored, its reply dropped with the link (fault_drop_put_reply)\n",
+			node);
+		return -ECONNRESET;
+	}
 	st = (void *)msg->payload;
 	st->key = page->key;
 	st->status = cpu_to_le32(status);
@@ -233,6 +264,51 @@ static int ramster_lender_invalidate_area(void *ctx, u8 node,
 	return 0;
 }
 
+/*
+ * RECONCILE: list the owner's swap pages held here after its cursor.  The
+ * keys are copied out under the store's lock (ramster_foreign_list()),
+ * the reply sent after.  No memory for the reply: "busy" if that much can
+ * be sent, nothing otherwise; the owner asks again later.
+ */
+static int ramster_lender_reconcile(void *ctx, u8 node,
+				    const struct ramster_wire_hdr *hdr,
+				    const void *payload)
+{
+	const struct ramster_wire_reconcile *rc = payload;
+	u32 max = le32_to_cpu(rc->max_keys), count;
+	struct ramster_wire_reconcile_reply *rr;
+	struct ramster_msg *msg;
+	bool end;
+
+	msg = ramster_msg_alloc(RAMSTER_MSG_RECONCILE_REPLY,
+				sizeof(*rr) + max * sizeof(struct ramster_wire_key),
+				LENDER_GFP);
+	if (!msg) {
+		msg = ramster_msg_alloc(RAMSTER_MSG_RECONCILE_REPLY, sizeof(*rr),
+					LENDER_GFP);
+		if (!msg) {
+			ramster_stat_inc(RAMSTER_STAT_FOREIGN_REPLIES_DROPPED);
+			return 0;
+		}
+		rr = (void *)msg->payload;
+		memset(rr, 0, sizeof(*rr));
+		rr->status = cpu_to_le16(RAMSTER_ST_NO_MEMORY);
+		ramster_send_reply(node, hdr, msg);
+		return 0;
+	}
+	rr = (void *)msg->payload;
+	count = ramster_foreign_list(ramster_lender_store, node, rc,
+				     (void *)(rr + 1), &end);
+	rr->count = cpu_to_le32(count);
+	rr->flags = cpu_to_le16(end ? RAMSTER_RECONCILE_F_END : 0);
+	rr->status = cpu_to_le16(RAMSTER_ST_OK);
+	msg->hdr.plen = cpu_to_le32(sizeof(*rr) +
+				    count * sizeof(struct ramster_wire_key));
+	ramster_stat_inc(RAMSTER_STAT_FOREIGN_RECONCILES);
+	ramster_send_reply(node, hdr, msg);
+	return 0;
+}
+
 static const struct ramster_handler ramster_lender_handlers[] = {
 	{ RAMSTER_MSG_PUT, RAMSTER_WIRE_RULE_PUT, ramster_lender_put },
 	{ RAMSTER_MSG_GET, RAMSTER_WIRE_RULE_GET, ramster_lender_get },
@@ -240,6 +316,8 @@ static const struct ramster_handler ramster_lender_handlers[] = {
 	  ramster_lender_invalidate },
 	{ RAMSTER_MSG_INVALIDATE_AREA, RAMSTER_WIRE_RULE_INVALIDATE_AREA,
 	  ramster_lender_invalidate_area },
+	{ RAMSTER_MSG_RECONCILE, RAMSTER_WIRE_RULE_RECONCILE,
+	  ramster_lender_reconcile },
 };
 
 /*********************************

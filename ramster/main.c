@@ -70,6 +70,7 @@
 #include "local.h"
 #include "policy.h"
 #include "recall.h"
+#include "reconcile.h"
 #include "remote.h"
 #include "replicas.h"
 #include "stats.h"
@@ -327,7 +328,8 @@ static void ramster_frontswap_init(unsigned int type)
 		return;
 	ramster_tree_init(tree, ramster_free_entry);
 	tree->type = type;
-	ramster_trees[type] = tree;
+	/* Read without swapon's locks by reconcile.c's work and replies. */
+	smp_store_release(&ramster_trees[type], tree);
 }
 
 static int ramster_frontswap_store(unsigned int type, pgoff_t offset,
@@ -565,9 +567,12 @@ static int __init ramster_init(void)
 	ret = ramster_replicas_init(ramster_trees);
 	if (ret)
 		goto err_exit_remote;
-	ret = ramster_recall_init();
+	ret = ramster_reconcile_init(ramster_trees);
 	if (ret)
 		goto err_exit_replicas;
+	ret = ramster_recall_init();
+	if (ret)
+		goto err_exit_reconcile;
 	ret = ramster_lifecycle_init();
 	if (ret)
 		goto err_exit_recall;
@@ -604,6 +609,8 @@ err_exit_lifecycle:
 	ramster_lifecycle_exit();
 err_exit_recall:
 	ramster_recall_exit();
+err_exit_reconcile:
+	ramster_reconcile_exit();
 err_exit_replicas:
 	ramster_replicas_exit();
 err_exit_remote:
@@ -654,6 +661,7 @@ static void __exit ramster_exit(void)
 	 * links, before the services that answer peers (holders, lender) go.
 	 */
 	ramster_recall_exit();
+	ramster_reconcile_exit();
 	ramster_replicas_exit();
 	ramster_remote_exit();
 	ramster_transport_stop();

@@ -55,7 +55,11 @@ static DECLARE_DELAYED_WORK(ramster_replicas_work, ramster_replicas_fn);
 static DECLARE_BITMAP(ramster_replicas_restarted, RAMSTER_MAX_NODES);
 /* Per holder: 1 + its link epoch when its copies were last forgotten. */
 static unsigned long ramster_replicas_forgot[RAMSTER_MAX_NODES];
-/* Delay before the next walk while pages cannot be repaired. */
+/*
+ * Delay before the next walk while pages cannot be repaired: the worker
+ * doubles it, link events and reconcile.c set it back (a reset lost to
+ * the worker's doubling only delays a walk their kick already ran).
+ */
 static unsigned long ramster_replicas_backoff = HZ;
 /* The worker's page of data on its way from one holder to another. */
 static void *ramster_replicas_buf;
@@ -220,22 +224,29 @@ static void ramster_replicas_fn(struct work_struct *work)
 	ramster_stat_set(RAMSTER_STAT_UNDER_REPLICATED, shortfall);
 
 	if (!shortfall) {
-		ramster_replicas_backoff = HZ;
+		WRITE_ONCE(ramster_replicas_backoff, HZ);
 		delay = RAMSTER_REPLICAS_BACKGROUND;
 	} else if (made) {
-		ramster_replicas_backoff = HZ;
+		WRITE_ONCE(ramster_replicas_backoff, HZ);
 		delay = HZ / 10;
 	} else {
-		delay = ramster_replicas_backoff;
-		ramster_replicas_backoff = min_t(unsigned long,
-						 2 * ramster_replicas_backoff,
-						 RAMSTER_REPLICAS_BACKGROUND);
+		delay = READ_ONCE(ramster_replicas_backoff);
+		WRITE_ONCE(ramster_replicas_backoff,
+			   min_t(unsigned long, 2 * delay,
+				 RAMSTER_REPLICAS_BACKGROUND));
 	}
 	/* A holder down: look again each second whether it is lost. */
 	if (down)
 		delay = min_t(unsigned long, delay, HZ);
 	/* A kick that came meanwhile keeps its sooner time. */
 	ramster_replicas_queue(delay);
+}
+
+/* Copies were found lost (reconcile.c): make them again now. */
+void ramster_replicas_repair_soon(void)
+{
+	WRITE_ONCE(ramster_replicas_backoff, HZ);
+	ramster_replicas_kick(0);
 }
 
 /*********************************
@@ -266,7 +277,7 @@ static void ramster_replicas_up(void *ctx, u8 node)
 {
 	if (!ramster_holders_is_holder(node))
 		return;
-	ramster_replicas_backoff = HZ;
+	WRITE_ONCE(ramster_replicas_backoff, HZ);
 	/* Sooner than a backed-off walk would be. */
 	ramster_replicas_kick(2 * HZ);
 }

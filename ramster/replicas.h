@@ -10,5 +10,6 @@ struct ramster_tree;
 
 int ramster_replicas_init(struct ramster_tree **trees);
 void ramster_replicas_exit(void);
+void ramster_replicas_repair_soon(void);
 
 #endif /* _RAMSTER_REPLICAS_H */

@@ -328,6 +328,21 @@ void ramster_transport_unregister(struct ramster_service *svc)
 	up_write(&ramster_services_rwsem);
 }
 
+/**
+ * ramster_transport_sync_events - wait for running handlers and events
+ *
+ * Every handler and link event running when it is called has returned
+ * when it returns; one that starts later sees what the caller wrote
+ * before.  For a service that must stop acting on events (a work queue
+ * going away) while its reply rows stay registered for requests still in
+ * flight.  May sleep; never from a handler or an event.
+ */
+void ramster_transport_sync_events(void)
+{
+	down_write(&ramster_services_rwsem);
+	up_write(&ramster_services_rwsem);
+}
+
 /* The rule of @type's registered row, copied; false if nobody has one. */
 static bool ramster_rule_of(u8 type, struct ramster_wire_rule *rule)
 {

@@ -129,6 +129,7 @@ struct ramster_service {
 
 int ramster_transport_register(struct ramster_service *svc);
 void ramster_transport_unregister(struct ramster_service *svc);
+void ramster_transport_sync_events(void);
 
 struct ramster_msg *ramster_msg_alloc(u8 type, u32 plen, gfp_t gfp);
 void ramster_msg_free(struct ramster_msg *msg);

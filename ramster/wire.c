@@ -243,6 +243,110 @@ bool ramster_wire_recall_valid(const void *payload, u32 plen)
 }
 EXPORT_SYMBOL_IF_KUNIT(ramster_wire_recall_valid);
 
+/* A swap page's key: reconciliation never lists ephemeral pages. */
+static bool ramster_wire_swap_key_ok(const struct ramster_wire_key *key)
+{
+	return !key->rsvd0 && !key->rsvd1 &&
+	       le16_to_cpu(key->swap_type) < RAMSTER_WIRE_MAX_SWAP_TYPES;
+}
+
+/* RECONCILE: a cursor (zero with F_START) and a sane page size */
+bool ramster_wire_reconcile_valid(const void *payload, u32 plen)
+{
+	const struct ramster_wire_reconcile *rc = payload;
+	u16 flags = le16_to_cpu(rc->flags);
+	u32 max = le32_to_cpu(rc->max_keys);
+
+	if (flags & ~RAMSTER_RECONCILE_F_START || !max ||
+	    max > RAMSTER_WIRE_MAX_RECONCILE ||
+	    le16_to_cpu(rc->swap_type) >= RAMSTER_WIRE_MAX_SWAP_TYPES)
+		return false;
+	return !(flags & RAMSTER_RECONCILE_F_START) ||
+	       (!rc->swap_type && !rc->offset);
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_reconcile_valid);
+
+/*
+ * RECONCILE_REPLY: the length is the count's, every key a swap key; no
+ * keys unless the status is OK.  The order of the keys is checked by the
+ * owner against its request (ramster_wire_reconcile_keys_follow()): a
+ * reply out of order is ignored and counted, the link stays.
+ */
+bool ramster_wire_reconcile_reply_valid(const void *payload, u32 plen)
+{
+	const struct ramster_wire_reconcile_reply *rr = payload;
+	const struct ramster_wire_key *keys = (const void *)(rr + 1);
+	u32 i, count = le32_to_cpu(rr->count);
+	u16 status = le16_to_cpu(rr->status);
+
+	if (count > RAMSTER_WIRE_MAX_RECONCILE ||
+	    plen != sizeof(*rr) + count * sizeof(*keys) ||
+	    le16_to_cpu(rr->flags) & ~RAMSTER_RECONCILE_F_END ||
+	    (status != RAMSTER_ST_OK && status != RAMSTER_ST_NO_MEMORY) ||
+	    (status != RAMSTER_ST_OK && count))
+		return false;
+	for (i = 0; i < count; i++)
+		if (!ramster_wire_swap_key_ok(&keys[i]))
+			return false;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_reconcile_reply_valid);
+
+/**
+ * ramster_wire_key_cmp - where a key sorts against a (type, offset)
+ * @a: the key
+ * @type: a swap type
+ * @offset: an offset in it
+ *
+ * Return: -1, 0 or 1 as @a sorts before, with or after (@type, @offset):
+ * the order RECONCILE lists keys in.
+ */
+int ramster_wire_key_cmp(const struct ramster_wire_key *a, unsigned int type,
+			 u64 offset)
+{
+	unsigned int at = le16_to_cpu(a->swap_type);
+	u64 ao = le64_to_cpu(a->offset);
+
+	if (at != type)
+		return at < type ? -1 : 1;
+	if (ao != offset)
+		return ao < offset ? -1 : 1;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_key_cmp);
+
+/**
+ * ramster_wire_reconcile_keys_follow - do a reply's keys answer a request?
+ * @req: the RECONCILE sent
+ * @keys: the validated reply's keys
+ * @count: how many, at most @req->max_keys
+ *
+ * Return: true if there are no more keys than asked for, in strictly
+ * increasing (swap_type, offset) order, the first after the request's
+ * cursor (any, from the start).
+ */
+bool ramster_wire_reconcile_keys_follow(const struct ramster_wire_reconcile *req,
+					const struct ramster_wire_key *keys,
+					u32 count)
+{
+	u16 type = le16_to_cpu(req->swap_type);
+	u64 offset = le64_to_cpu(req->offset);
+	bool start = le16_to_cpu(req->flags) & RAMSTER_RECONCILE_F_START;
+	u32 i;
+
+	if (count > le32_to_cpu(req->max_keys))
+		return false;
+	for (i = 0; i < count; i++) {
+		if (!start && ramster_wire_key_cmp(&keys[i], type, offset) <= 0)
+			return false;
+		start = false;
+		type = le16_to_cpu(keys[i].swap_type);
+		offset = le64_to_cpu(keys[i].offset);
+	}
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_wire_reconcile_keys_follow);
+
 /**
  * ramster_wire_check_payload - check a payload before dispatching it
  * @hdr: its header, already accepted by ramster_wire_check_hdr()

@@ -116,6 +116,8 @@ enum ramster_wire_type {
 	RAMSTER_MSG_RECALL		= 10,
 	RAMSTER_MSG_GOODBYE		= 11,
 	RAMSTER_MSG_AUTH		= 12,	/* version 2, handshake only */
+	RAMSTER_MSG_RECONCILE		= 13,	/* RAMSTER_CAP_RECONCILE */
+	RAMSTER_MSG_RECONCILE_REPLY	= 14,
 	RAMSTER_MSG_NR_TYPES
 };
 
@@ -129,8 +131,10 @@ enum ramster_wire_type {
 #define RAMSTER_CAP_ENCRYPT	0x0002	/* wants payloads encrypted */
 #define RAMSTER_CAP_EPHEMERAL	0x0004	/* holds ephemeral pages */
 #define RAMSTER_CAP_RAW		0x0008	/* takes RAMSTER_COMP_RAW pages */
+#define RAMSTER_CAP_RECONCILE	0x0010	/* answers RAMSTER_MSG_RECONCILE */
 #define RAMSTER_CAP_KNOWN	(RAMSTER_CAP_AUTH | RAMSTER_CAP_ENCRYPT | \
-				 RAMSTER_CAP_EPHEMERAL | RAMSTER_CAP_RAW)
+				 RAMSTER_CAP_EPHEMERAL | RAMSTER_CAP_RAW | \
+				 RAMSTER_CAP_RECONCILE)
 
 /**
  * struct ramster_wire_hdr - the header of every frame
@@ -252,6 +256,59 @@ struct ramster_wire_area {
 
 static_assert(sizeof(struct ramster_wire_area) == 16);
 
+/*
+ * RECONCILE (owner -> holder, only to a node that offered
+ * RAMSTER_CAP_RECONCILE): "list the swap pages you hold for me, in key
+ * order, after the cursor (or from the first with
+ * RAMSTER_RECONCILE_F_START, the cursor then zero), at most @max_keys of
+ * them".  Ephemeral pages are never listed.  The owner compares the list
+ * with what it believes the holder keeps: pages it does not know are
+ * orphans (a PUT_REPLY or an INVALIDATE that was lost) and are
+ * invalidated by their exact generation.
+ */
+#define RAMSTER_WIRE_MAX_RECONCILE	128
+#define RAMSTER_RECONCILE_F_START	0x0001	/* RECONCILE: from the first key */
+#define RAMSTER_RECONCILE_F_END		0x0001	/* REPLY: nothing after these */
+
+/**
+ * struct ramster_wire_reconcile - RECONCILE: where a listing goes on
+ * @swap_type: the cursor's swap type (the last key of the previous reply)
+ * @flags: RAMSTER_RECONCILE_F_START or 0
+ * @max_keys: most keys the reply may carry, 1..RAMSTER_WIRE_MAX_RECONCILE
+ * @offset: the cursor's offset: keys after (@swap_type, @offset) only
+ */
+struct ramster_wire_reconcile {
+	__le16	swap_type;
+	__le16	flags;
+	__le32	max_keys;
+	__le64	offset;
+};
+
+static_assert(sizeof(struct ramster_wire_reconcile) == 16);
+
+/**
+ * struct ramster_wire_reconcile_reply - RECONCILE_REPLY: one page of keys
+ * @count: keys that follow (0 with a status other than RAMSTER_ST_OK)
+ * @flags: RAMSTER_RECONCILE_F_END when the listing is complete
+ * @status: RAMSTER_ST_OK, or RAMSTER_ST_NO_MEMORY ("busy": ask later)
+ *
+ * @count struct ramster_wire_key follow, in strictly increasing
+ * (swap_type, offset) order, every one after the request's cursor.
+ */
+struct ramster_wire_reconcile_reply {
+	__le32	count;
+	__le16	flags;
+	__le16	status;
+	/* struct ramster_wire_key keys[count]; */
+};
+
+static_assert(sizeof(struct ramster_wire_reconcile_reply) == 8);
+/* A page of listed orphans goes back in one INVALIDATE (reconcile.c). */
+static_assert(RAMSTER_WIRE_MAX_RECONCILE <= RAMSTER_WIRE_MAX_INVALIDATE);
+static_assert(sizeof(struct ramster_wire_reconcile_reply) +
+	      RAMSTER_WIRE_MAX_RECONCILE * sizeof(struct ramster_wire_key) <=
+	      sizeof(struct ramster_wire_page) + RAMSTER_WIRE_MAX_DATA);
+
 /* Status codes in replies */
 enum ramster_wire_status_code {
 	RAMSTER_ST_OK		= 0,
@@ -326,6 +383,13 @@ bool ramster_wire_key_valid(const void *payload, u32 plen);
 bool ramster_wire_invalidate_valid(const void *payload, u32 plen);
 bool ramster_wire_area_valid(const void *payload, u32 plen);
 bool ramster_wire_recall_valid(const void *payload, u32 plen);
+bool ramster_wire_reconcile_valid(const void *payload, u32 plen);
+bool ramster_wire_reconcile_reply_valid(const void *payload, u32 plen);
+int ramster_wire_key_cmp(const struct ramster_wire_key *a, unsigned int type,
+			 u64 offset);
+bool ramster_wire_reconcile_keys_follow(const struct ramster_wire_reconcile *req,
+					const struct ramster_wire_key *keys,
+					u32 count);
 
 #define RAMSTER_WIRE_PAGE_LEN	sizeof(struct ramster_wire_page)
 #define RAMSTER_WIRE_KEY_LEN	sizeof(struct ramster_wire_key)
@@ -356,6 +420,14 @@ bool ramster_wire_recall_valid(const void *payload, u32 plen);
 #define RAMSTER_WIRE_RULE_RECALL { sizeof(struct ramster_wire_area), \
 	sizeof(struct ramster_wire_area), ramster_wire_recall_valid }
 #define RAMSTER_WIRE_RULE_GOODBYE { 0, 0, NULL }
+#define RAMSTER_WIRE_RULE_RECONCILE { sizeof(struct ramster_wire_reconcile), \
+	sizeof(struct ramster_wire_reconcile), ramster_wire_reconcile_valid }
+#define RAMSTER_WIRE_RECONCILE_REPLY_LEN \
+	sizeof(struct ramster_wire_reconcile_reply)
+#define RAMSTER_WIRE_RULE_RECONCILE_REPLY { RAMSTER_WIRE_RECONCILE_REPLY_LEN, \
+	RAMSTER_WIRE_RECONCILE_REPLY_LEN + \
+	RAMSTER_WIRE_KEY_LEN * RAMSTER_WIRE_MAX_RECONCILE, \
+	ramster_wire_reconcile_reply_valid }
 
 enum ramster_wire_error ramster_wire_check_hdr(const struct ramster_wire_hdr *hdr,
 					       const struct ramster_wire_expect *expect,

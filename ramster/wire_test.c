@@ -49,6 +49,8 @@ static const struct ramster_wire_rule rules[RAMSTER_MSG_NR_TYPES] = {
 	[RAMSTER_MSG_RECALL] = RAMSTER_WIRE_RULE_RECALL,
 	[RAMSTER_MSG_GOODBYE] = RAMSTER_WIRE_RULE_GOODBYE,
 	[RAMSTER_MSG_AUTH] = RAMSTER_WIRE_RULE_AUTH,
+	[RAMSTER_MSG_RECONCILE] = RAMSTER_WIRE_RULE_RECONCILE,
+	[RAMSTER_MSG_RECONCILE_REPLY] = RAMSTER_WIRE_RULE_RECONCILE_REPLY,
 };
 
 static const struct ramster_wire_rule *rule_of(u8 type)
@@ -133,6 +135,117 @@ static enum ramster_wire_error check(struct frame *f,
 	enum ramster_wire_error err = ramster_wire_check_hdr(&f->hdr, e, rule);
 
 	return err ? err : ramster_wire_check_payload(&f->hdr, f->bytes, rule);
+}
+
+/* A RECONCILE_REPLY of @count keys at offsets 10, 20, ... of type 1. */
+static void *reconcile_reply(struct kunit *test, u32 count, u32 *plen)
+{
+	struct ramster_wire_reconcile_reply *rr;
+	struct ramster_wire_key *keys;
+	u32 i;
+
+	*plen = sizeof(*rr) + count * sizeof(*keys);
+	rr = kunit_kzalloc(test, *plen, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rr);
+	rr->count = cpu_to_le32(count);
+	keys = (void *)(rr + 1);
+	for (i = 0; i < count; i++) {
+		keys[i].swap_type = cpu_to_le16(1);
+		keys[i].offset = cpu_to_le64(10 * (i + 1));
+		keys[i].gen = cpu_to_le64(7);
+	}
+	return rr;
+}
+
+static void reconcile_rules(struct kunit *test)
+{
+	struct ramster_wire_reconcile rc = {
+		.flags = cpu_to_le16(RAMSTER_RECONCILE_F_START),
+		.max_keys = cpu_to_le32(RAMSTER_WIRE_MAX_RECONCILE),
+	};
+	const struct ramster_wire_rule *rule = rule_of(RAMSTER_MSG_RECONCILE_REPLY);
+	struct ramster_wire_reconcile_reply *rr;
+	struct ramster_wire_key *keys;
+	u32 plen;
+
+	/* A request: a cursor, zero from the start, 1..MAX keys. */
+	KUNIT_EXPECT_TRUE(test, ramster_wire_reconcile_valid(&rc, sizeof(rc)));
+	rc.offset = cpu_to_le64(5);
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_valid(&rc, sizeof(rc)));
+	rc.flags = 0;
+	rc.swap_type = cpu_to_le16(3);
+	KUNIT_EXPECT_TRUE(test, ramster_wire_reconcile_valid(&rc, sizeof(rc)));
+	rc.swap_type = cpu_to_le16(RAMSTER_WIRE_EPHEMERAL_TYPE);
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_valid(&rc, sizeof(rc)));
+	rc.swap_type = 0;
+	rc.max_keys = 0;
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_valid(&rc, sizeof(rc)));
+	rc.max_keys = cpu_to_le32(RAMSTER_WIRE_MAX_RECONCILE + 1);
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_valid(&rc, sizeof(rc)));
+	rc.max_keys = cpu_to_le32(4);
+	rc.flags = cpu_to_le16(0x8000);
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_valid(&rc, sizeof(rc)));
+
+	/* A reply: its length is its count's; the largest fits a frame. */
+	KUNIT_EXPECT_LE(test, rule->max_len,
+			(u32)(RAMSTER_WIRE_PAGE_LEN + RAMSTER_WIRE_MAX_DATA));
+	rr = reconcile_reply(test, 0, &plen);
+	KUNIT_EXPECT_TRUE(test, ramster_wire_reconcile_reply_valid(rr, plen));
+	rr = reconcile_reply(test, RAMSTER_WIRE_MAX_RECONCILE, &plen);
+	KUNIT_EXPECT_EQ(test, plen, rule->max_len);
+	KUNIT_EXPECT_TRUE(test, ramster_wire_reconcile_reply_valid(rr, plen));
+	rr = reconcile_reply(test, 3, &plen);
+	KUNIT_EXPECT_TRUE(test, ramster_wire_reconcile_reply_valid(rr, plen));
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_reply_valid(rr, plen - 1));
+	rr->count = cpu_to_le32(4);
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_reply_valid(rr, plen));
+	rr->count = cpu_to_le32(U32_MAX);
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_reply_valid(rr, plen));
+	rr->count = cpu_to_le32(3);
+	/* Busy carries no keys; unknown flags and statuses fail. */
+	rr->status = cpu_to_le16(RAMSTER_ST_NO_MEMORY);
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_reply_valid(rr, plen));
+	rr->status = cpu_to_le16(RAMSTER_ST_FULL);
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_reply_valid(rr, plen));
+	rr->status = 0;
+	rr->flags = cpu_to_le16(2);
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_reply_valid(rr, plen));
+	rr->flags = cpu_to_le16(RAMSTER_RECONCILE_F_END);
+	KUNIT_EXPECT_TRUE(test, ramster_wire_reconcile_reply_valid(rr, plen));
+	/* Only swap keys: never an ephemeral page, never a reserved bit. */
+	keys = (void *)(rr + 1);
+	keys[1].swap_type = cpu_to_le16(RAMSTER_WIRE_EPHEMERAL_TYPE);
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_reply_valid(rr, plen));
+	keys[1].swap_type = cpu_to_le16(1);
+	keys[2].rsvd1 = cpu_to_le32(1);
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_reply_valid(rr, plen));
+	keys[2].rsvd1 = 0;
+
+	/* The keys follow the cursor, strictly increasing, no more than asked. */
+	memset(&rc, 0, sizeof(rc));
+	rc.flags = cpu_to_le16(RAMSTER_RECONCILE_F_START);
+	rc.max_keys = cpu_to_le32(3);
+	KUNIT_EXPECT_TRUE(test, ramster_wire_reconcile_keys_follow(&rc, keys, 3));
+	rc.max_keys = cpu_to_le32(2);
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_keys_follow(&rc, keys, 3));
+	rc.max_keys = cpu_to_le32(3);
+	rc.flags = 0;
+	rc.swap_type = cpu_to_le16(1);
+	rc.offset = cpu_to_le64(9);
+	KUNIT_EXPECT_TRUE(test, ramster_wire_reconcile_keys_follow(&rc, keys, 3));
+	rc.offset = cpu_to_le64(10);	/* the cursor itself is not listed */
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_keys_follow(&rc, keys, 3));
+	rc.swap_type = 0;
+	rc.offset = cpu_to_le64(U64_MAX);	/* a lower type: any offset */
+	KUNIT_EXPECT_TRUE(test, ramster_wire_reconcile_keys_follow(&rc, keys, 3));
+	keys[2].offset = keys[1].offset;	/* a repeat */
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_keys_follow(&rc, keys, 3));
+	keys[2].offset = cpu_to_le64(5);	/* out of order */
+	KUNIT_EXPECT_FALSE(test, ramster_wire_reconcile_keys_follow(&rc, keys, 3));
+	keys[2].swap_type = cpu_to_le16(2);	/* the next type: any offset */
+	KUNIT_EXPECT_TRUE(test, ramster_wire_reconcile_keys_follow(&rc, keys, 3));
+	/* An older peer never sees the message: it is a capability. */
+	KUNIT_EXPECT_TRUE(test, RAMSTER_CAP_KNOWN & RAMSTER_CAP_RECONCILE);
 }
 
 static void valid_frames_pass(struct kunit *test)
@@ -662,6 +775,7 @@ static struct kunit_case ramster_wire_cases[] = {
 	KUNIT_CASE(length_bounds),
 	KUNIT_CASE(payload_rules),
 	KUNIT_CASE(raw_page_rules),
+	KUNIT_CASE(reconcile_rules),
 	KUNIT_CASE(hello_instance_is_free),
 	KUNIT_CASE(every_error_has_a_name),
 	KUNIT_CASE(hello_fill_then_check),

@@ -21,18 +21,6 @@
 # shellcheck source=tests/cluster/lib.sh
 . "$TOP/tests/cluster/lib.sh"
 
-# The tap of node NUM in the cluster's namespace.
-node_tap() {
-	local index
-	index=$(grep -n -x "$1" "$RAMSTER_CLUSTER_DIR/nodes.list" | cut -d: -f1)
-	echo "rtap$index"
-}
-
-tap_set() {
-	ip netns exec "$(cat "$RAMSTER_CLUSTER_DIR/netns")" \
-		ip link set "$(node_tap "$1")" "$2"
-}
-
 start_workload() {
 	local mem held t0
 	mem=$(node_mem 1)

@@ -131,6 +131,20 @@ node_mem() { node_conf "$1" memory; }
 
 set_param() { cx "$1" "echo $3 > /sys/module/ramster/parameters/$2" >/dev/null; }
 
+# node_tap NUM: the tap of node NUM in the cluster's namespace.
+node_tap() {
+	local index
+	index=$(grep -n -x "$1" "$RAMSTER_CLUSTER_DIR/nodes.list" | cut -d: -f1)
+	echo "rtap$index"
+}
+
+# tap_set NUM up|down: cut node NUM off the bridge, or join it again (a
+# session that cuts a node sets it up again in its exit trap).
+tap_set() {
+	ip netns exec "$(cat "$RAMSTER_CLUSTER_DIR/netns")" \
+		ip link set "$(node_tap "$1")" "$2"
+}
+
 # wait_until TIMEOUT_S CMD...: poll every second until CMD succeeds.
 wait_until() {
 	local timeout=$1 waited=0

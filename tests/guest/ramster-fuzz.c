@@ -105,7 +105,8 @@
 #define REPLY_MS	5000
 
 enum { HELLO = 1, HELLO_REPLY, KEEPALIVE, PUT, PUT_REPLY, GET, GET_REPLY,
-	INVALIDATE, INVALIDATE_AREA, RECALL, GOODBYE, AUTH };
+	INVALIDATE, INVALIDATE_AREA, RECALL, GOODBYE, AUTH, RECONCILE,
+	RECONCILE_REPLY };
 
 #define F_AUTH		1
 #define F_ENCRYPTED	2
@@ -167,6 +168,24 @@ struct area_frame {
 	uint32_t rsvd1;
 	uint64_t pages;
 } __attribute__((packed));
+
+/* RECONCILE: list what you hold for me after (swap_type, offset). */
+struct reconcile_frame {
+	uint16_t swap_type;
+	uint16_t flags;		/* 1: from the start (a zero cursor) */
+	uint32_t max_keys;	/* 1..MAX_RECONCILE */
+	uint64_t offset;
+} __attribute__((packed));
+
+/* RECONCILE_REPLY with room for two keys. */
+struct reconcile_reply_frame {
+	uint32_t count;
+	uint16_t flags;		/* 1: the end of the listing */
+	uint16_t status;
+	struct wkey keys[2];
+} __attribute__((packed));
+
+#define MAX_RECONCILE	128
 
 _Static_assert(sizeof(struct hdr) == HDR_SIZE, "header");
 _Static_assert(sizeof(struct hello) == HELLO_LEN, "hello");
@@ -1270,6 +1289,71 @@ static void malformed(const char *name, uint8_t type, const void *payload,
 	link_verdict(&l, name, CLOSE_MS, counter, 0);
 }
 
+/*
+ * RECONCILE and its reply: lengths, cursors, page sizes, keys that are
+ * not swap keys.  @buf: at least 8 + 24 * (MAX_RECONCILE + 1) bytes.
+ */
+static void reconcile_malformed_cases(uint8_t *buf)
+{
+	struct reconcile_reply_frame rr;
+	struct reconcile_frame rc;
+	uint32_t *count = (uint32_t *)buf;
+
+	memset(&rc, 0, sizeof(rc));
+	rc.flags = 1;
+	rc.max_keys = MAX_RECONCILE;
+	malformed("reconcile_short", RECONCILE, &rc, sizeof(rc) - 8,
+		  "rx_bad_length", 0);
+	malformed("reconcile_long", RECONCILE, buf, sizeof(rc) + 8,
+		  "rx_bad_length", 0);
+	rc.offset = 5;
+	malformed("reconcile_start_with_cursor", RECONCILE, &rc, sizeof(rc),
+		  "rx_bad_payload", 0);
+	rc.offset = 0;
+	rc.flags = 0x8000;
+	malformed("reconcile_flags", RECONCILE, &rc, sizeof(rc),
+		  "rx_bad_payload", 0);
+	rc.flags = 0;
+	rc.max_keys = 0;
+	malformed("reconcile_no_keys", RECONCILE, &rc, sizeof(rc),
+		  "rx_bad_payload", 0);
+	rc.max_keys = MAX_RECONCILE + 1;
+	malformed("reconcile_too_many_keys", RECONCILE, &rc, sizeof(rc),
+		  "rx_bad_payload", 0);
+	rc.max_keys = MAX_RECONCILE;
+	rc.swap_type = 0x8000;	/* ephemeral pages are never listed */
+	malformed("reconcile_ephemeral", RECONCILE, &rc, sizeof(rc),
+		  "rx_bad_payload", 0);
+
+	memset(&rr, 0, sizeof(rr));
+	rr.count = 2;
+	rr.keys[0].offset = 10;
+	rr.keys[1].offset = 20;
+	malformed("reconcile_reply_count_disagrees", RECONCILE_REPLY, &rr,
+		  sizeof(rr) - sizeof(rr.keys[1]), "rx_bad_payload", 0);
+	rr.keys[1].swap_type = 0x8000;
+	malformed("reconcile_reply_ephemeral_key", RECONCILE_REPLY, &rr,
+		  sizeof(rr), "rx_bad_payload", 0);
+	rr.keys[1].swap_type = 0;
+	rr.keys[0].rsvd1 = 1;
+	malformed("reconcile_reply_key_reserved", RECONCILE_REPLY, &rr,
+		  sizeof(rr), "rx_bad_payload", 0);
+	rr.keys[0].rsvd1 = 0;
+	rr.status = 4;	/* busy (NO_MEMORY), with keys */
+	malformed("reconcile_reply_busy_with_keys", RECONCILE_REPLY, &rr,
+		  sizeof(rr), "rx_bad_payload", 0);
+	rr.status = 0;
+	rr.flags = 2;
+	malformed("reconcile_reply_flags", RECONCILE_REPLY, &rr, sizeof(rr),
+		  "rx_bad_payload", 0);
+	memset(buf, 0, 8 + 24 * (MAX_RECONCILE + 1));
+	*count = MAX_RECONCILE + 1;
+	malformed("reconcile_reply_too_many", RECONCILE_REPLY, buf,
+		  8 + 24 * (MAX_RECONCILE + 1), "rx_bad_length", 0);
+	malformed("reconcile_reply_short", RECONCILE_REPLY, buf, 4,
+		  "rx_bad_length", 0);
+}
+
 static void malformed_cases(void)
 {
 	uint8_t buf[8 + 24 * (MAX_INVAL + 1) + 64] = { 0 };
@@ -1384,13 +1468,65 @@ static void malformed_cases(void)
 
 	malformed("goodbye_with_payload", GOODBYE, buf, 8, "rx_bad_length", 0);
 
+	reconcile_malformed_cases(buf);
+
 	malformed("type_zero", 0, ka, sizeof(ka), "rx_unknown_type", 0);
-	malformed("unknown_type_13", AUTH + 1, ka, sizeof(ka), "rx_unknown_type", 0);
+	malformed("unknown_type_15", RECONCILE_REPLY + 1, ka, sizeof(ka),
+		  "rx_unknown_type", 0);
 	malformed("unknown_type_200", 200, ka, sizeof(ka), "rx_unknown_type", 0);
 
 	malformed("header_reserved", KEEPALIVE, ka, sizeof(ka), "rx_bad_reserved", 1);
 	malformed("header_version_1", KEEPALIVE, ka, sizeof(ka), "rx_bad_version", 2);
 	malformed("forged_sender", KEEPALIVE, ka, sizeof(ka), "rx_bad_node", 3);
+}
+
+/*
+ * Ask the node, as an owner, what it holds for us: nothing (we never
+ * stored a page), so one empty page of keys that ends the listing.
+ */
+static int reconcile_probe(struct link *l, const char **why)
+{
+	struct reconcile_frame rc = { .flags = 1, .max_keys = MAX_RECONCILE };
+	uint8_t payload[MAX_FRAME];
+	struct reconcile_reply_frame *rr = (void *)payload;
+	uint64_t req = next_req++, end = now_ms() + REPLY_MS;
+	struct hdr h;
+
+	send_sealed(l, RECONCILE, req, &rc, sizeof(rc));
+	while (now_ms() < end) {
+		if (recv_sealed(l, &h, payload, REPLY_MS, why))
+			return -1;
+		if (h.type != RECONCILE_REPLY)
+			continue;
+		if (h.req_id != req || h.plen != 8 || rr->count ||
+		    rr->status || rr->flags != 1) {
+			*why = "RECONCILE_REPLY is not an empty, complete listing";
+			return -1;
+		}
+		return 0;
+	}
+	*why = "no RECONCILE_REPLY";
+	return -1;
+}
+
+/*
+ * A well-formed RECONCILE_REPLY nobody asked for (a hostile or confused
+ * peer): dropped as a late reply, it touches nothing, the link stays.
+ */
+static int reconcile_unasked(struct link *l, const char **why)
+{
+	struct reconcile_reply_frame rr;
+
+	memset(&rr, 0, sizeof(rr));
+	rr.count = 2;
+	rr.flags = 1;
+	rr.keys[0].offset = 10;
+	rr.keys[0].gen = 1;
+	rr.keys[1].offset = 20;
+	rr.keys[1].gen = 1;
+	send_sealed(l, RECONCILE_REPLY, next_req++ + (1ULL << 40), &rr,
+		    sizeof(rr));
+	return probe(l, why);
 }
 
 static void live_cases(void)
@@ -1421,6 +1557,21 @@ static void live_cases(void)
 	ok = !probe(&l, &why);
 	printf("fuzz: unknown capability %s\n", ok ? "ignored" : "FAILED");
 	failures += !ok;
+	link_close(&l);
+
+	live_link(&l);
+	ok = !reconcile_probe(&l, &why);
+	printf("fuzz: reconcile from a node with no pages here %s%s\n",
+	       ok ? "listed nothing" : "FAILED: ", ok ? "" : why);
+	failures += !ok;
+	if (ok) {
+		ok = !reconcile_unasked(&l, &why);
+		printf("fuzz: unasked RECONCILE_REPLY %s%s\n",
+		       ok ? "dropped, link kept" : "FAILED: ", ok ? "" : why);
+		failures += !ok;
+		if (ok)
+			printf("fuzz-info: reconcile_reply_unasked late_replies 0\n");
+	}
 	link_close(&l);
 }
 

@@ -57,11 +57,11 @@ check ramster_loads_counters_zero "$problem" test -z "$problem"
 insmod "$MODDIR/ramster_kunit.ko"
 dmesg | sed -n '/Subtest: ramster_/,$p' | grep -E '(ok|Subtest|#)' |
 	grep -v 'ramster: ' | head -n 60
-suites_ok=$(dmesg | grep -cE '[^t] ok [0-9]+ (- )?ramster_(policy|index|entry_transitions|stats|wire|foreign|auth|cleancache)$')
+suites_ok=$(dmesg | grep -cE '[^t] ok [0-9]+ (- )?ramster_(policy|index|entry_transitions|stats|wire|foreign|auth|cleancache|reconcile)$')
 failures=$(dmesg | grep -cE 'not ok [0-9]+ ')
 echo "kunit: $suites_ok suites ok, $failures failures"
-check kunit_suites_pass "$suites_ok of 8 suites ok, $failures not ok" \
-	test "$suites_ok" = 8 -a "$failures" = 0
+check kunit_suites_pass "$suites_ok of 9 suites ok, $failures not ok" \
+	test "$suites_ok" = 9 -a "$failures" = 0
 rmmod ramster_kunit
 
 # 5. With no page stored, rmmod works and frontswap is free again.
