@@ -1,0 +1,133 @@
+# shellcheck shell=bash
+# hostile: a hostile holder (issue 10, test 6), on
+# tests/configs/pair-hostile.conf.  ramster-fuzz, run in node 2's VM,
+# borrows node 9's number and address, authenticates with the cluster
+# key, advertises room and holds node 1's pages like a memory server,
+# but answers every GET of a page it holds wrongly, in turn: another
+# generation, another page, the page one byte short, a bit flipped under
+# the original crc, a GET_REPLY nobody asked for (then the page), a
+# PUT_REPLY instead (a few times: it takes the link down) and NOT_FOUND.
+# With replicas=2 (node 2 honest) node 1 runs a workload of 1.5x its RAM
+# whose second pass rewrites a quarter of its pages: every page
+# verifies, and the counter each wrong answer must move (remote_gets_bad,
+# late_replies, protocol_errors) grew by at least the answers sent.  With
+# replicas=1 and node 2 offering no room, the hostile holder alone holds
+# the remote pages: the process dies of SIGBUS or completes, but never
+# reads a wrong page.
+#
+# results: cluster_hostile_r2_pages_verify cluster_hostile_r2_bad_answers_counted
+# results: cluster_hostile_r1_never_a_wrong_page cluster_hostile_r1_bad_answers_counted
+# results: cluster_hostile_no_kernel_warnings
+# timeout: 900
+
+# shellcheck source=tests/cluster/lib.sh
+. "$TOP/tests/cluster/lib.sh"
+
+MODES=gen,key,short,crc,unsolicited,type,notfound
+
+# holder_start: the hostile holder in node 2's VM, in the background.
+holder_start() {
+	cx 2 "$FUZZ -n 9 -s 10.213.0.9 -k $KEY -S 600 -P 2048 -M $MODES holder > /tmp/holder.out 2>&1 & echo \$! > /tmp/holder.pid" >/dev/null
+	wait_until 60 peer_state_is 1 9 live ||
+		abort "node 9 (the hostile holder) never came up: $(cx 2 'tail -n 2 /tmp/holder.out' | tr '\n' ' ')"
+}
+
+holder_done() { cx 2 "cat /tmp/holder.out" | grep -q '^fuzz-holder: puts'; }
+
+# holder_stop: end it (SIGTERM: it prints what it did) into HOLDER_OUT.
+holder_stop() {
+	cx 2 "kill \$(cat /tmp/holder.pid)" >/dev/null
+	wait_until 30 holder_done || problem "the hostile holder did not end"
+	HOLDER_OUT=$(cx 2 "cat /tmp/holder.out")
+	echo "$HOLDER_OUT" > "$RAMSTER_CLUSTER_DIR/holder-$1.txt"
+}
+
+# holder_counted BEFORE AFTER: each counter the holder's modes name grew
+# by at least the wrong answers sent in those modes; HOLDER_FIGURES says
+# what was sent and what moved.
+holder_counted() {
+	local before=$1 after=$2 want c got bad
+	bad=$(sed -n 's/^fuzz-holder: puts .* answered-bad \([0-9]*\)$/\1/p' <<< "$HOLDER_OUT")
+	HOLDER_FIGURES="$(grep '^fuzz-holder: puts' <<< "$HOLDER_OUT" | sed 's/^fuzz-holder: //')"
+	[ "${bad:-0}" -gt 0 ] || problem "no GET answered wrongly: nothing was tested"
+	while read -r want c; do
+		got=$(delta "$before" "$after" "$c")
+		if [ "$got" = "?" ] || [ "$got" -lt "$want" ]; then
+			problem "$c +$got, want at least +$want"
+		fi
+		HOLDER_FIGURES="$HOLDER_FIGURES; $c +$got for $want"
+	done < <(awk '$1 == "fuzz-holder:" && $2 == "mode" && $6 != "-" { n[$6] += $4 } END { for (c in n) if (n[c]) print n[c], c }' <<< "$HOLDER_OUT")
+	HOLDER_FIGURES="$HOLDER_FIGURES ($(awk '$1 == "fuzz-holder:" && $2 == "mode" && $4 > 0 { printf "%s%s %d", sep, $3, $4; sep = ", " }' <<< "$HOLDER_OUT"))"
+}
+
+# replicas=2: every load the hostile holder answers fails over to node 2.
+r2_pages_verify() {
+	local mem bad
+	mem=$(node_mem 1)
+	R2_BEFORE=$(summary 1)
+	load_bg 1 $((mem * 3 / 2)) 5
+	LOADING=1 watch_loads 360 1:remote_pages || problem "workload did not finish"
+	bad=$(load_bad 1)
+	case "$bad" in
+	0) ;;
+	none) problem "the workload died (SIGBUS?): $(cx 1 'tail -n 2 /tmp/load.out' | tr '\n' ' ')" ;;
+	*) problem "$bad bad pages" ;;
+	esac
+	holder_stop r2
+	R2_AFTER=$(summary 1)
+	FIGURES="$(load_result 1 | sed 's/workload: result //'), remote pages at most ${WATCH_MAX[1:remote_pages]:-0}, loads failed over to node 2 +$(delta "$R2_BEFORE" "$R2_AFTER" remote_loads_failover)"
+}
+
+r2_bad_answers_counted() {
+	[ -n "${HOLDER_OUT:-}" ] || { problem "no holder output"; return; }
+	holder_counted "$R2_BEFORE" "$R2_AFTER"
+	FIGURES=$HOLDER_FIGURES
+}
+
+load_start() {
+	cx 1 "/bin/workload -m $1 -s 13 -p 2 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
+}
+
+# replicas=1, node 2 offers no room: node 9 alone holds the remote pages.
+r1_never_a_wrong_page() {
+	local mem v
+	mem=$(node_mem 1)
+	set_param 2 foreign_low_percent 0
+	set_param 1 replicas 1
+	holder_start
+	R1_BEFORE=$(summary 1)
+	load_start "$mem"
+	wait_until 300 load_exited 1 || problem "workload did not end (hung?)"
+	v=$(load_exit 1)
+	case "$v" in
+	0|135) ;;
+	*) problem "workload exit $v, want 0 (completed) or 135 (SIGBUS)" ;;
+	esac
+	if cx 1 "cat /tmp/load.out" | grep -q 'BAD page'; then
+		problem "the workload read a wrong page: $(cx 1 "grep -m1 'BAD page' /tmp/load.out")"
+	fi
+	[ "$v" != 0 ] || [ "$(load_bad 1)" = 0 ] || problem "bad pages: $(load_bad 1)"
+	holder_stop r1
+	R1_AFTER=$(summary 1)
+	set_param 1 replicas 2
+	set_param 2 foreign_low_percent 100
+	v=$(cx 1 "/bin/workload -m 8 -p 2 -q | tail -n 1")
+	[[ "$v" == *"bad=0"* ]] || problem "a new process failed: $v"
+	FIGURES="workload exit $(load_exit 1) ($(load_result 1 | sed 's/workload: result //')), node 2 held $(dbg 2 foreign_pages) pages, remote loads failed loudly: bad +$(delta "$R1_BEFORE" "$R1_AFTER" remote_loads_bad), failed +$(delta "$R1_BEFORE" "$R1_AFTER" remote_loads_failed); a new process runs"
+}
+
+r1_bad_answers_counted() {
+	[ -n "${HOLDER_OUT:-}" ] || { problem "no holder output"; return; }
+	holder_counted "$R1_BEFORE" "$R1_AFTER"
+	FIGURES=$HOLDER_FIGURES
+}
+
+session_up "$TOP/tests/configs/pair-hostile.conf" 1 2
+cx 2 "ip addr add 10.213.0.9/24 dev eth0" >/dev/null
+holder_start
+check cluster_hostile_r2_pages_verify r2_pages_verify
+check cluster_hostile_r2_bad_answers_counted r2_bad_answers_counted
+HOLDER_OUT=
+check cluster_hostile_r1_never_a_wrong_page r1_never_a_wrong_page
+check cluster_hostile_r1_bad_answers_counted r1_bad_answers_counted
+check cluster_hostile_no_kernel_warnings check_consoles_clean
