@@ -12,8 +12,9 @@
 # verifies, and the counter each wrong answer must move (remote_gets_bad,
 # late_replies, protocol_errors) grew by at least the answers sent.  With
 # replicas=1 and node 2 offering no room, the hostile holder alone holds
-# the remote pages: the process dies of SIGBUS or completes, but never
-# reads a wrong page.
+# the remote pages: one process per mode, each dies of SIGBUS or
+# completes (a reply nobody asked for is followed by the page), never
+# reading a wrong page, and the counters grew likewise.
 #
 # results: cluster_hostile_r2_pages_verify cluster_hostile_r2_bad_answers_counted
 # results: cluster_hostile_r1_never_a_wrong_page cluster_hostile_r1_bad_answers_counted
@@ -25,21 +26,26 @@
 
 MODES=gen,key,short,crc,unsolicited,type,notfound
 
-# holder_start: the hostile holder in node 2's VM, in the background.
+# holder_start [MODES]: the hostile holder in node 2's VM, in the
+# background.
 holder_start() {
-	cx 2 "$FUZZ -n 9 -s 10.213.0.9 -k $KEY -S 600 -P 2048 -M $MODES holder > /tmp/holder.out 2>&1 & echo \$! > /tmp/holder.pid" >/dev/null
+	cx 2 "$FUZZ -n 9 -s 10.213.0.9 -k $KEY -S 600 -P 2048 -M ${1:-$MODES} holder > /tmp/holder.out 2>&1 & echo \$! > /tmp/holder.pid" >/dev/null
 	wait_until 60 peer_state_is 1 9 live ||
 		abort "node 9 (the hostile holder) never came up: $(cx 2 'tail -n 2 /tmp/holder.out' | tr '\n' ' ')"
 }
 
 holder_done() { cx 2 "cat /tmp/holder.out" | grep -q '^fuzz-holder: puts'; }
 
-# holder_stop: end it (SIGTERM: it prints what it did) into HOLDER_OUT.
+# holder_stop NAME: end it (SIGTERM: it prints what it did); its output
+# is added to HOLDER_OUT.
 holder_stop() {
+	local out
 	cx 2 "kill \$(cat /tmp/holder.pid)" >/dev/null
 	wait_until 30 holder_done || problem "the hostile holder did not end"
-	HOLDER_OUT=$(cx 2 "cat /tmp/holder.out")
-	echo "$HOLDER_OUT" > "$RAMSTER_CLUSTER_DIR/holder-$1.txt"
+	out=$(cx 2 "cat /tmp/holder.out")
+	echo "$out" > "$RAMSTER_CLUSTER_DIR/holder-$1.txt"
+	HOLDER_OUT="${HOLDER_OUT:+$HOLDER_OUT
+}$out"
 }
 
 # holder_counted BEFORE AFTER: each counter the holder's modes name grew
@@ -47,17 +53,17 @@ holder_stop() {
 # what was sent and what moved.
 holder_counted() {
 	local before=$1 after=$2 want c got bad
-	bad=$(sed -n 's/^fuzz-holder: puts .* answered-bad \([0-9]*\)$/\1/p' <<< "$HOLDER_OUT")
-	HOLDER_FIGURES="$(grep '^fuzz-holder: puts' <<< "$HOLDER_OUT" | sed 's/^fuzz-holder: //')"
-	[ "${bad:-0}" -gt 0 ] || problem "no GET answered wrongly: nothing was tested"
+	bad=$(awk '$1 == "fuzz-holder:" && $2 == "puts" { n += $NF } END { print n + 0 }' <<< "$HOLDER_OUT")
+	HOLDER_FIGURES=$(awk '$1 == "fuzz-holder:" && $2 == "puts" { p += $3; g += $5; b += $7 } END { printf "puts %d gets %d answered-bad %d", p, g, b }' <<< "$HOLDER_OUT")
+	[ "$bad" -gt 0 ] || problem "no GET answered wrongly: nothing was tested"
 	while read -r want c; do
 		got=$(delta "$before" "$after" "$c")
 		if [ "$got" = "?" ] || [ "$got" -lt "$want" ]; then
 			problem "$c +$got, want at least +$want"
 		fi
 		HOLDER_FIGURES="$HOLDER_FIGURES; $c +$got for $want"
-	done < <(awk '$1 == "fuzz-holder:" && $2 == "mode" && $6 != "-" { n[$6] += $4 } END { for (c in n) if (n[c]) print n[c], c }' <<< "$HOLDER_OUT")
-	HOLDER_FIGURES="$HOLDER_FIGURES ($(awk '$1 == "fuzz-holder:" && $2 == "mode" && $4 > 0 { printf "%s%s %d", sep, $3, $4; sep = ", " }' <<< "$HOLDER_OUT"))"
+	done < <(awk '$1 == "fuzz-holder:" && $2 == "mode" && $7 != "-" { n[$7] += $5 } END { for (c in n) if (n[c]) print n[c], c }' <<< "$HOLDER_OUT")
+	HOLDER_FIGURES="$HOLDER_FIGURES ($(awk '$1 == "fuzz-holder:" && $2 == "mode" { n[$3] += $5 } END { for (m in n) if (n[m]) { printf "%s%s %d", sep, m, n[m]; sep = ", " } }' <<< "$HOLDER_OUT"))"
 }
 
 # replicas=2: every load the hostile holder answers fails over to node 2.
@@ -88,32 +94,38 @@ load_start() {
 	cx 1 "/bin/workload -m $1 -s 13 -p 2 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
 }
 
-# replicas=1, node 2 offers no room: node 9 alone holds the remote pages.
+# replicas=1, node 2 offers no room: node 9 alone holds the remote
+# pages.  One process per mode, the holder answering every GET in that
+# mode: each process dies of SIGBUS or completes, never with a wrong page.
 r1_never_a_wrong_page() {
-	local mem v
+	local mem v mode ends=
 	mem=$(node_mem 1)
 	set_param 2 foreign_low_percent 0
 	set_param 1 replicas 1
-	holder_start
 	R1_BEFORE=$(summary 1)
-	load_start "$mem"
-	wait_until 300 load_exited 1 || problem "workload did not end (hung?)"
-	v=$(load_exit 1)
-	case "$v" in
-	0|135) ;;
-	*) problem "workload exit $v, want 0 (completed) or 135 (SIGBUS)" ;;
-	esac
-	if cx 1 "cat /tmp/load.out" | grep -q 'BAD page'; then
-		problem "the workload read a wrong page: $(cx 1 "grep -m1 'BAD page' /tmp/load.out")"
-	fi
-	[ "$v" != 0 ] || [ "$(load_bad 1)" = 0 ] || problem "bad pages: $(load_bad 1)"
-	holder_stop r1
+	for mode in ${MODES//,/ }; do
+		holder_start "$mode"
+		load_start "$mem"
+		wait_until 300 load_exited 1 || problem "$mode: workload did not end (hung?)"
+		v=$(load_exit 1)
+		case "$v" in
+		0|135) ;;
+		*) problem "$mode: workload exit $v, want 0 (completed) or 135 (SIGBUS)" ;;
+		esac
+		if cx 1 "cat /tmp/load.out" | grep -q 'BAD page'; then
+			problem "$mode: the workload read a wrong page: $(cx 1 "grep -m1 'BAD page' /tmp/load.out")"
+		fi
+		[ "$v" != 0 ] || [ "$(load_bad 1)" = 0 ] || problem "$mode: bad pages: $(load_bad 1)"
+		holder_stop "r1-$mode"
+		if [ "$v" = 135 ]; then v=SIGBUS; else v="completed $(load_bad 1) bad"; fi
+		ends="${ends:+$ends, }$mode $v"
+	done
 	R1_AFTER=$(summary 1)
 	set_param 1 replicas 2
 	set_param 2 foreign_low_percent 100
 	v=$(cx 1 "/bin/workload -m 8 -p 2 -q | tail -n 1")
 	[[ "$v" == *"bad=0"* ]] || problem "a new process failed: $v"
-	FIGURES="workload exit $(load_exit 1) ($(load_result 1 | sed 's/workload: result //')), node 2 held $(dbg 2 foreign_pages) pages, remote loads failed loudly: bad +$(delta "$R1_BEFORE" "$R1_AFTER" remote_loads_bad), failed +$(delta "$R1_BEFORE" "$R1_AFTER" remote_loads_failed); a new process runs"
+	FIGURES="$ends; node 2 held $(dbg 2 foreign_pages) pages, remote loads failed loudly: bad +$(delta "$R1_BEFORE" "$R1_AFTER" remote_loads_bad), failed +$(delta "$R1_BEFORE" "$R1_AFTER" remote_loads_failed); a new process runs"
 }
 
 r1_bad_answers_counted() {
@@ -122,6 +134,7 @@ r1_bad_answers_counted() {
 	FIGURES=$HOLDER_FIGURES
 }
 
+HOLDER_OUT=
 session_up "$TOP/tests/configs/pair-hostile.conf" 1 2
 cx 2 "ip addr add 10.213.0.9/24 dev eth0" >/dev/null
 holder_start
