@@ -711,7 +711,7 @@ static void ramster_get_done(struct ramster_req *req, int err,
 	if (!ramster_keys_match(&wp->key, greq->tree, entry)) {
 		pr_err_ratelimited("node %u: GET_REPLY names another page\n",
 				   req->node);
-		goto out;
+		goto bad;
 	}
 	if (le32_to_cpu(wp->status) != RAMSTER_ST_OK) {
 		/* Short of memory, busy: it still has the page. */
@@ -722,7 +722,7 @@ static void ramster_get_done(struct ramster_req *req, int err,
 		pr_err_ratelimited("node %u: swap type %u offset %lu: not held there (status %u)\n",
 				   req->node, greq->tree->type, entry->offset,
 				   le32_to_cpu(wp->status));
-		goto out;
+		goto bad;
 	}
 	if (le32_to_cpu(wp->clen) != entry->length ||
 	    !ramster_kind_matches(wp, entry) ||
@@ -730,10 +730,14 @@ static void ramster_get_done(struct ramster_req *req, int err,
 	    crc32c(0, wp + 1, entry->length) != entry->crc) {
 		pr_err_ratelimited("node %u: swap type %u offset %lu: data differs from what was sent\n",
 				   req->node, greq->tree->type, entry->offset);
-		goto out;
+		goto bad;
 	}
 	memcpy(greq->buf, wp + 1, entry->length);
 	err = 0;
+	goto out;
+bad:
+	/* Each answer that is not the page, whoever asked (a load or not). */
+	ramster_stat_inc(RAMSTER_STAT_REMOTE_GETS_BAD);
 out:
 	greq->err = err;
 	complete(&greq->done);

@@ -9,7 +9,8 @@
  * connection and keep serving its real peers; the test checks that side.
  *
  *   ramster-fuzz -a ADDR [-p PORT] -s SRC_ADDR -n NODE -t TARGET
- *                [-c CLUSTER] [-k KEYFILE [-K]] [-E] [GROUP...]
+ *                [-c CLUSTER] [-k KEYFILE [-K]] [-E] [-M MODES] [-P PAGES]
+ *                [GROUP...]
  *   ramster-fuzz --selftest
  *
  * NODE is a node of cluster.conf that is not running, with SRC_ADDR as its
@@ -51,6 +52,12 @@
  *              connections of TARGET without the key: a wrong proof, a
  *              frame instead of the proof, a reply without the AUTH
  *              capability; TARGET must close each
+ *   holder     a hostile holder: connect as node NODE (a holder of
+ *              TARGET's pages in cluster.conf, not running) for -S
+ *              seconds, offer -P pages of room (default 2048), keep the
+ *              pages TARGET puts and answer its GETs wrongly, in the
+ *              rotation of modes -M gives (see holder() below); TARGET
+ *              must count each wrong answer and never use it as data
  *
  * Output: "fuzz: CASE closed" or "fuzz: CASE NOT closed" per case, then
  * "fuzz-info: CASE COUNTER MS" (the counter the node should have
@@ -70,6 +77,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -521,7 +529,8 @@ static void bind_reserved(int fd)
 	    strerror(errno));
 }
 
-static int connect_node(void)
+/* A connection from a reserved port; -1 (errno set) if refused. */
+static int try_connect_node(void)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
 
@@ -529,7 +538,18 @@ static int connect_node(void)
 		die("socket: %s", strerror(errno));
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	bind_reserved(fd);
-	if (connect(fd, (struct sockaddr *)&target, sizeof(target)))
+	if (connect(fd, (struct sockaddr *)&target, sizeof(target))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int connect_node(void)
+{
+	int fd = try_connect_node();
+
+	if (fd < 0)
 		die("connect: %s", strerror(errno));
 	return fd;
 }
@@ -697,6 +717,9 @@ static int recv_sealed(struct link *l, struct hdr *h, uint8_t *payload,
 /*********************************************************************
  * Handshakes
  *********************************************************************/
+/* Not 0: the instance of every hello (the holder's reconnects). */
+static uint32_t fixed_instance;
+
 static void fill_hello(struct hello *he, uint8_t min, uint8_t max,
 		       const char *name, uint32_t caps)
 {
@@ -709,6 +732,8 @@ static void fill_hello(struct hello *he, uint8_t min, uint8_t max,
 	he->capabilities = caps;
 	random_bytes(&he->instance, sizeof(he->instance));
 	he->instance |= 1;
+	if (fixed_instance)
+		he->instance = fixed_instance;
 	random_bytes(he->nonce, sizeof(he->nonce));
 }
 
@@ -731,7 +756,9 @@ static int hello(struct link *l, uint32_t caps)
 
 	memset(l, 0, sizeof(*l));
 	l->tx = l->rx = -1;
-	l->fd = connect_node();
+	l->fd = fixed_instance ? try_connect_node() : connect_node();
+	if (l->fd < 0)
+		return -1;
 	fill_hello(&he, VERSION, VERSION, cluster, caps);
 	memcpy(l->hello, &he, HELLO_LEN);
 	send_plain(l->fd, HELLO, &he, HELLO_LEN);
@@ -1776,6 +1803,414 @@ static void acceptor_cases(void)
 }
 
 /*********************************************************************
+ * A hostile holder
+ *********************************************************************/
+/*
+ * Node my_node as a holder of the target's pages: it connects and
+ * authenticates as that node, advertises room in its keepalives, keeps
+ * every page the target PUTs (key, generation, compressor, length, crc
+ * and data) and answers PUT_REPLY OK (FULL past its room), applies
+ * INVALIDATE and INVALIDATE_AREA, and answers each GET of a page it
+ * holds in the next mode of its rotation (-M, comma separated):
+ *
+ *   ok           the page, as a real holder would
+ *   gen          the page, under another generation (gen + 1)
+ *   key          another page it holds (its key, data and crc), or this
+ *                page's data under the next offset
+ *   short        the page less its last byte (clen one less), its crc
+ *   crc          the page with one bit flipped, the original crc
+ *   unsolicited  a GET_REPLY for a request nobody made (the page with a
+ *                bit flipped and a crc that fits), then the page
+ *   type         a PUT_REPLY to the GET (the target closes the link; the
+ *                holder connects again, as the same instance); at most
+ *                HOLDER_TYPE_MAX times a run, then the mode is skipped
+ *   notfound     NOT_FOUND
+ *
+ * A GET of a page it does not hold gets an honest NOT_FOUND (counted
+ * apart).  It runs -S seconds or until SIGTERM, then prints
+ * "fuzz-holder: puts N gets N answered-bad N ..." and, per mode, the
+ * answers sent and the target's counter each must have moved:
+ * "fuzz-holder: mode MODE answered N counter COUNTER".
+ */
+enum { HM_OK, HM_GEN, HM_KEY, HM_SHORT, HM_CRC, HM_UNSOLICITED, HM_TYPE,
+	HM_NOTFOUND, HM_NR };
+
+static const char *const hm_names[HM_NR] = {
+	"ok", "gen", "key", "short", "crc", "unsolicited", "type", "notfound",
+};
+
+/* The target's counter that each bad answer must move. */
+static const char *const hm_counters[HM_NR] = {
+	"-", "remote_gets_bad", "remote_gets_bad", "remote_gets_bad",
+	"remote_gets_bad", "late_replies", "protocol_errors", "remote_gets_bad",
+};
+
+#define HOLDER_TYPE_MAX		5
+#define HOLDER_BUCKETS		4096
+#define HOLDER_KEEPALIVE_MS	1000
+#define ST_OK			0
+#define ST_FULL			1
+#define ST_NOT_FOUND		2
+#define COMP_RAW		4
+
+/* PUT and GET_REPLY without their data. */
+struct wpage {
+	struct wkey key;
+	uint32_t status;
+	uint32_t clen;
+	uint32_t dcrc;
+	uint8_t compressor;
+	uint8_t rsvd[3];
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct wpage) == 40, "page");
+
+struct held {
+	struct held *next;
+	struct wkey key;
+	uint32_t clen, dcrc;
+	uint8_t compressor;
+	uint8_t data[];
+};
+
+static struct held *held_table[HOLDER_BUCKETS];
+static unsigned long held_count, holder_room = 2048;
+static int hm_rotation[64], hm_nr, hm_next;
+static unsigned long hm_sent[HM_NR];
+static unsigned long h_puts, h_full, h_gets, h_unknown, h_invalidated,
+		     h_links;
+static volatile sig_atomic_t holder_stop;
+
+static void holder_on_signal(int sig)
+{
+	(void)sig;
+	holder_stop = 1;
+}
+
+static struct held **held_slot(uint16_t type, uint64_t offset)
+{
+	struct held **p = &held_table[(offset ^ (uint64_t)type << 20) %
+				      HOLDER_BUCKETS];
+
+	while (*p && ((*p)->key.swap_type != type || (*p)->key.offset != offset))
+		p = &(*p)->next;
+	return p;
+}
+
+static void held_remove(struct held **p)
+{
+	struct held *h = *p;
+
+	*p = h->next;
+	free(h);
+	held_count--;
+}
+
+/* Any page held other than (type, offset), or NULL. */
+static struct held *held_other(uint16_t type, uint64_t offset)
+{
+	struct held *h;
+	int i;
+
+	for (i = 0; i < HOLDER_BUCKETS; i++)
+		for (h = held_table[i]; h; h = h->next)
+			if (h->key.swap_type != type || h->key.offset != offset)
+				return h;
+	return NULL;
+}
+
+static void holder_modes(const char *list)
+{
+	char buf[256], *tok, *save = NULL;
+	int m;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (m = 0; m < HM_NR && strcmp(tok, hm_names[m]); m++)
+			;
+		if (m == HM_NR || hm_nr == (int)(sizeof(hm_rotation) /
+						 sizeof(hm_rotation[0])))
+			die("-M: unknown mode \"%s\" (or too many)", tok);
+		hm_rotation[hm_nr++] = m;
+	}
+}
+
+/* The next mode of the rotation (wrong types only HOLDER_TYPE_MAX times). */
+static int holder_next_mode(void)
+{
+	int i, m;
+
+	for (i = 0; i < hm_nr; i++) {
+		m = hm_rotation[hm_next++ % hm_nr];
+		if (m != HM_TYPE || hm_sent[HM_TYPE] < HOLDER_TYPE_MAX)
+			return m;
+	}
+	return HM_OK;
+}
+
+static void holder_keepalive(struct link *l)
+{
+	uint64_t ka[2];
+
+	ka[0] = held_count < holder_room ? holder_room - held_count : 0;
+	ka[1] = held_count;
+	send_sealed(l, KEEPALIVE, 0, ka, sizeof(ka));
+}
+
+static void holder_put(struct link *l, const struct hdr *h,
+		       const uint8_t *payload)
+{
+	const struct wpage *wp = (const void *)payload;
+	struct status_frame st;
+	struct held **p, *n;
+
+	memset(&st, 0, sizeof(st));
+	st.key = wp->key;
+	st.status = ST_OK;
+	h_puts++;
+	p = held_slot(wp->key.swap_type, wp->key.offset);
+	if (h->plen != sizeof(*wp) + wp->clen || wp->clen > MAX_DATA) {
+		st.status = ST_FULL;	/* the node checks its own frames */
+	} else if (!*p && held_count >= holder_room) {
+		st.status = ST_FULL;
+		h_full++;
+	} else {
+		n = malloc(sizeof(*n) + wp->clen);
+		if (!n)
+			die("out of memory");
+		n->key = wp->key;
+		n->clen = wp->clen;
+		n->dcrc = wp->dcrc;
+		n->compressor = wp->compressor;
+		memcpy(n->data, wp + 1, wp->clen);
+		/* A new version of the slot replaces the old one. */
+		if (*p)
+			held_remove(p);
+		n->next = *p;
+		*p = n;
+		held_count++;
+	}
+	send_sealed(l, PUT_REPLY, h->req_id, &st, sizeof(st));
+}
+
+static void holder_invalidate(const struct hdr *h, const uint8_t *payload)
+{
+	const struct wkey *k = (const void *)(payload + 8);
+	uint32_t count, i;
+	struct held **p;
+
+	memcpy(&count, payload, sizeof(count));
+	for (i = 0; i < count && 8 + (i + 1) * sizeof(*k) <= h->plen; i++) {
+		p = held_slot(k[i].swap_type, k[i].offset);
+		/* Only that generation: a later one stays. */
+		if (*p && (*p)->key.gen == k[i].gen) {
+			held_remove(p);
+			h_invalidated++;
+		}
+	}
+}
+
+static void holder_invalidate_area(const uint8_t *payload)
+{
+	const struct area_frame *ar = (const void *)payload;
+	struct held **p;
+	int i;
+
+	for (i = 0; i < HOLDER_BUCKETS; i++) {
+		p = &held_table[i];
+		while (*p) {
+			if ((*p)->key.swap_type == ar->swap_type) {
+				held_remove(p);
+				h_invalidated++;
+			} else {
+				p = &(*p)->next;
+			}
+		}
+	}
+}
+
+/* A GET_REPLY: key, status, and clen bytes of data with crc dcrc. */
+static void holder_reply(struct link *l, uint64_t req_id,
+			 const struct wkey *key, uint32_t status,
+			 const struct held *pg, uint32_t clen, uint32_t dcrc,
+			 int flip)
+{
+	uint8_t buf[sizeof(struct wpage) + MAX_DATA];
+	struct wpage *wp = (void *)buf;
+
+	memset(wp, 0, sizeof(*wp));
+	wp->key = *key;
+	wp->status = status;
+	if (pg) {
+		wp->clen = clen;
+		wp->dcrc = dcrc;
+		wp->compressor = pg->compressor;
+		memcpy(wp + 1, pg->data, clen);
+		if (flip)
+			buf[sizeof(*wp) + clen / 2] ^= 0x10;
+	}
+	send_sealed(l, GET_REPLY, req_id, buf, sizeof(*wp) + wp->clen);
+}
+
+static void holder_get(struct link *l, const struct hdr *h,
+		       const uint8_t *payload)
+{
+	const struct wkey *k = (const void *)payload;
+	struct held *pg = *held_slot(k->swap_type, k->offset), *other;
+	struct status_frame st;
+	struct wkey wk;
+	uint8_t tmp[MAX_DATA];
+	int mode;
+
+	h_gets++;
+	if (!pg || pg->key.gen != k->gen) {
+		h_unknown++;
+		holder_reply(l, h->req_id, k, ST_NOT_FOUND, NULL, 0, 0, 0);
+		return;
+	}
+	mode = holder_next_mode();
+	hm_sent[mode]++;
+	wk = pg->key;
+	switch (mode) {
+	case HM_OK:
+		holder_reply(l, h->req_id, &wk, ST_OK, pg, pg->clen, pg->dcrc, 0);
+		break;
+	case HM_GEN:
+		wk.gen++;
+		holder_reply(l, h->req_id, &wk, ST_OK, pg, pg->clen, pg->dcrc, 0);
+		break;
+	case HM_KEY:
+		other = held_other(wk.swap_type, wk.offset);
+		if (other)
+			holder_reply(l, h->req_id, &other->key, ST_OK, other,
+				     other->clen, other->dcrc, 0);
+		else {
+			wk.offset++;
+			holder_reply(l, h->req_id, &wk, ST_OK, pg, pg->clen,
+				     pg->dcrc, 0);
+		}
+		break;
+	case HM_SHORT:
+		holder_reply(l, h->req_id, &wk, ST_OK, pg,
+			     pg->clen ? pg->clen - 1 : 0, pg->dcrc, 0);
+		break;
+	case HM_CRC:
+		holder_reply(l, h->req_id, &wk, ST_OK, pg, pg->clen, pg->dcrc, 1);
+		break;
+	case HM_UNSOLICITED:
+		/* Altered data whose crc fits: only the request id can tell. */
+		memcpy(tmp, pg->data, pg->clen);
+		tmp[pg->clen / 2] ^= 0x10;
+		holder_reply(l, h->req_id + (1ULL << 40), &wk, ST_OK, pg,
+			     pg->clen, crc32c(tmp, pg->clen), 1);
+		holder_reply(l, h->req_id, &wk, ST_OK, pg, pg->clen, pg->dcrc, 0);
+		break;
+	case HM_TYPE:
+		memset(&st, 0, sizeof(st));
+		st.key = wk;
+		send_sealed(l, PUT_REPLY, h->req_id, &st, sizeof(st));
+		break;
+	case HM_NOTFOUND:
+		holder_reply(l, h->req_id, &wk, ST_NOT_FOUND, NULL, 0, 0, 0);
+		break;
+	}
+}
+
+/* Connect and authenticate as my_node; 0 once the link is up. */
+static int holder_link(struct link *l)
+{
+	struct session_keys s;
+
+	if (hello(l, my_caps()) || !(l->peer_caps & CAP_AUTH) ||
+	    prove(l, key, 1, &s)) {
+		link_close(l);
+		return -1;
+	}
+	h_links++;
+	holder_keepalive(l);
+	return 0;
+}
+
+static void holder(void)
+{
+	uint8_t payload[MAX_FRAME];
+	uint64_t end = now_ms() + (uint64_t)loris_secs * 1000, last_ka = 0;
+	unsigned long bad = 0;
+	struct pollfd pfd;
+	const char *why = "";
+	struct link l = { .fd = -1, .tx = -1, .rx = -1 };
+	struct hdr h;
+	int m;
+
+	if (!have_key)
+		die("holder needs the cluster key (-k KEYFILE)");
+	if (!hm_nr)
+		holder_modes("gen,key,short,crc,unsolicited,type,notfound");
+	signal(SIGTERM, holder_on_signal);
+	signal(SIGINT, holder_on_signal);
+	random_bytes(&fixed_instance, sizeof(fixed_instance));
+	fixed_instance |= 1;
+	printf("fuzz-holder: node %u, room %lu pages, modes", my_node,
+	       holder_room);
+	for (m = 0; m < hm_nr; m++)
+		printf("%c%s", m ? ',' : ' ', hm_names[hm_rotation[m]]);
+	printf(", %d s\n", loris_secs);
+	while (!holder_stop && now_ms() < end) {
+		if (l.fd < 0) {
+			if (holder_link(&l)) {
+				sleep(1);
+				continue;
+			}
+			printf("fuzz-holder: link %lu up\n", h_links);
+			last_ka = now_ms();
+		}
+		if (now_ms() - last_ka >= HOLDER_KEEPALIVE_MS) {
+			holder_keepalive(&l);
+			last_ka = now_ms();
+		}
+		pfd.fd = l.fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		if (recv_sealed(&l, &h, payload, REPLY_MS, &why)) {
+			printf("fuzz-holder: link %lu down: %s\n", h_links, why);
+			link_close(&l);
+			continue;
+		}
+		switch (h.type) {
+		case PUT:
+			holder_put(&l, &h, payload);
+			break;
+		case GET:
+			if (h.plen == sizeof(struct wkey))
+				holder_get(&l, &h, payload);
+			break;
+		case INVALIDATE:
+			if (h.plen >= 8)
+				holder_invalidate(&h, payload);
+			break;
+		case INVALIDATE_AREA:
+			if (h.plen == sizeof(struct area_frame))
+				holder_invalidate_area(payload);
+			break;
+		default:	/* keepalives, and nothing else is asked of us */
+			break;
+		}
+	}
+	link_close(&l);
+	for (m = HM_OK + 1; m < HM_NR; m++)
+		bad += hm_sent[m];
+	printf("fuzz-holder: puts %lu gets %lu answered-bad %lu\n", h_puts,
+	       h_gets, bad);
+	printf("fuzz-holder: links %lu, refused full %lu, unknown gets %lu, invalidated %lu, held at the end %lu\n",
+	       h_links, h_full, h_unknown, h_invalidated, held_count);
+	for (m = 0; m < HM_NR; m++)
+		printf("fuzz-holder: mode %s answered %lu counter %s\n",
+		       hm_names[m], hm_sent[m], hm_counters[m]);
+}
+
+/*********************************************************************
  * main
  *********************************************************************/
 static void read_key(const char *file)
@@ -1804,7 +2239,8 @@ static void usage(void)
 	fprintf(stderr, "usage: ramster-fuzz -a ADDR [-p PORT] -s SRC_ADDR -n NODE -t TARGET [-c CLUSTER]\n"
 		"                    [-k KEYFILE [-K]] [-E] [-L CONNS] [-S SECONDS] [GROUP...]\n"
 		"       ramster-fuzz --selftest\n"
-		"groups: pre keyless wrongkey live integrity malformed slowloris handshake acceptor\n");
+		"                    [-M MODE,...] [-P PAGES]\n"
+		"groups: pre keyless wrongkey live integrity malformed slowloris handshake acceptor holder\n");
 	exit(2);
 }
 
@@ -1828,6 +2264,8 @@ static int run_group(const char *g)
 		handshake_times();
 	else if (!strcmp(g, "acceptor"))
 		acceptor_cases();
+	else if (!strcmp(g, "holder"))
+		holder();
 	else
 		return -1;
 	return 0;
@@ -1843,7 +2281,7 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "--selftest"))
 		return selftest();
-	while ((c = getopt(argc, argv, "a:p:s:n:t:c:k:KEL:S:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:s:n:t:c:k:KEL:S:M:P:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
 		case 'p': port = atoi(optarg); break;
@@ -1856,6 +2294,8 @@ int main(int argc, char **argv)
 		case 'E': want_encrypt = 0; break;
 		case 'L': loris_conns = atoi(optarg); break;
 		case 'S': loris_secs = atoi(optarg); break;
+		case 'M': holder_modes(optarg); break;
+		case 'P': holder_room = strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
