@@ -9,11 +9,14 @@
 # parks pages on both, node 3 is killed again and booted again: the
 # missing copies are made again on it (timed) until under_replicated is
 # 0, and with node 2 killed the process verifies from those copies.
-# Last, both holders of parked pages are killed: that process, and only
-# it, gets SIGBUS, never a stale page.
+# Then a holder is killed while node 1 reads parked pages back from it
+# (GETs in flight on a link still live): those loads are served by the
+# other replica, 0 bad.  Last, both holders of parked pages are killed:
+# that process, and only it, gets SIGBUS, never a stale page.
 #
 # results: cluster_replicas_two_copies cluster_replicas_holder_killed
 # results: cluster_replicas_pages_verify cluster_replicas_rereplicated
+# results: cluster_replicas_get_in_flight_holder_dies
 # results: cluster_replicas_both_holders_killed
 # results: cluster_replicas_no_kernel_warnings
 # timeout: 2400
@@ -112,6 +115,47 @@ rereplicated() {
 	FIGURES="$n parked pages short of a copy; $(($(dbg 1 replica_copies) - copies0)) copies made again in ${secs}s from node 3's start (boot included); node 3 holds $held3; with node 2 then killed, the process verified from them"
 }
 
+remote_loads_above() { [ "$(dbg 1 remote_loads)" -gt "$1" ] 2>/dev/null; }
+
+# The holder node 1 is reading from, killed mid-read: node 1 sees GET
+# replies from it stop while its link is still live, the GETs in flight
+# fail (timeout, then link down) and are asked of the other replica.
+get_in_flight() {
+	local loads0 failover0 timeout0 f2 f3 victim other t0
+	"$CLUSTER" start 2 >/dev/null 2>&1 || problem "restart of node 2 failed"
+	wait_until 120 peer_state_is 1 2 live || problem "link 1-2 not live again"
+	set_param 1 suction_interval_ms 0
+	park_with_remote 1
+	wait_until 60 under_replicated_is 0 || problem "parked pages short of copies"
+	loads0=$(dbg 1 remote_loads)
+	failover0=$(dbg 1 remote_loads_failover)
+	timeout0=$(dbg 1 remote_loads_timeout)
+	unpark 1
+	wait_until 120 remote_loads_above $((loads0 + 50)) ||
+		problem "node 1 never read its parked pages back"
+	# The holder answering now is the one frames come from.
+	f2=$(dbg 1 peers/2/frames_handled)
+	f3=$(dbg 1 peers/3/frames_handled)
+	sleep 1
+	f2=$(($(dbg 1 peers/2/frames_handled) - f2))
+	f3=$(($(dbg 1 peers/3/frames_handled) - f3))
+	victim=2 other=3
+	[ "$f3" -gt "$f2" ] && victim=3 other=2
+	load_exited 1 && problem "the workload finished before the kill: nothing in flight"
+	peer_state_is 1 "$victim" live || problem "link to node $victim not live at the kill"
+	t0=$(date +%s)
+	"$CLUSTER" kill "$victim" >/dev/null 2>&1 || problem "kill of node $victim failed"
+	verify_parked 1
+	[ "$(dbg 1 remote_loads_failover)" -gt "$failover0" ] 2>/dev/null ||
+		problem "no load went to node $other after node $victim died: no GET was in flight"
+	FIGURES="node $victim killed while serving (frames/s: node 2 $f2, node 3 $f3); $(($(dbg 1 remote_loads_failover) - failover0)) loads served by node $other instead, $(($(dbg 1 remote_loads_timeout) - timeout0)) GETs timed out, workload done $(($(date +%s) - t0))s after the kill, 0 bad"
+	if [ "$victim" = 3 ]; then
+		"$CLUSTER" kill 2 >/dev/null 2>&1 || problem "kill of node 2 failed"
+		"$CLUSTER" start 3 >/dev/null 2>&1 || problem "restart of node 3 failed"
+		wait_until 120 peer_state_is 1 3 live || problem "link 1-3 not live again"
+	fi
+}
+
 # Both copies gone: SIGBUS for the process that owned them, never a stale
 # page, and the node goes on.
 both_holders_killed() {
@@ -140,5 +184,6 @@ check cluster_replicas_two_copies two_copies
 check cluster_replicas_holder_killed holder_killed
 check cluster_replicas_pages_verify pages_verify
 check cluster_replicas_rereplicated rereplicated
+check cluster_replicas_get_in_flight_holder_dies get_in_flight
 check cluster_replicas_both_holders_killed both_holders_killed
 check cluster_replicas_no_kernel_warnings check_consoles_clean
