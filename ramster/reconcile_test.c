@@ -27,8 +27,8 @@ static struct ramster_wire_key key(unsigned int type, u64 offset, u64 gen)
 	return k;
 }
 
-/* An entry of generation @gen at @offset held by @a and @b. */
-static struct ramster_entry *entry(struct kunit *test, pgoff_t offset, u64 gen,
+/* An entry at @offset held by @a and @b (its generation: insert()). */
+static struct ramster_entry *entry(struct kunit *test, pgoff_t offset,
 				   u8 a, u8 b)
 {
 	struct ramster_entry *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
@@ -36,10 +36,39 @@ static struct ramster_entry *entry(struct kunit *test, pgoff_t offset, u64 gen,
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, e);
 	RB_CLEAR_NODE(&e->rbnode);
 	e->offset = offset;
-	e->gen = gen;
 	e->holders[0] = a;
 	e->holders[1] = b;
 	return e;
+}
+
+/* Inserted with generation @gen (the index assigns the next one). */
+static struct ramster_entry *insert(struct ramster_tree *tree,
+				    struct ramster_entry *e, u64 gen)
+{
+	struct ramster_entry *old;
+
+	spin_lock(&tree->lock);
+	tree->next_gen = gen;
+	old = ramster_index_insert(tree, e);
+	spin_unlock(&tree->lock);
+	return old;
+}
+
+/*
+ * ramster_reconcile_is_orphan() under the lock it wants; expectations are
+ * checked outside it (a failed one allocates).
+ */
+static bool is_orphan(struct ramster_tree *tree, u8 node, u64 offset, u64 gen)
+{
+	struct ramster_wire_key k = key(0, offset, gen);
+	bool ret;
+
+	if (!tree)
+		return ramster_reconcile_is_orphan(NULL, node, &k);
+	spin_lock(&tree->lock);
+	ret = ramster_reconcile_is_orphan(tree, node, &k);
+	spin_unlock(&tree->lock);
+	return ret;
 }
 
 /*
@@ -50,44 +79,44 @@ static void orphans(struct kunit *test)
 {
 	struct ramster_tree *tree = kunit_kzalloc(test, sizeof(*tree), GFP_KERNEL);
 	struct ramster_entry *held, *other, *inflight;
-	struct ramster_wire_key k;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, tree);
 	ramster_tree_init(tree, no_free);
-	held = entry(test, 10, 5, 2, 3);
-	other = entry(test, 20, 5, 3, RAMSTER_NO_NODE);
-	inflight = entry(test, 30, 6, RAMSTER_NO_NODE, RAMSTER_NO_NODE);
+	held = entry(test, 10, 2, 3);
+	other = entry(test, 20, 3, RAMSTER_NO_NODE);
+	inflight = entry(test, 30, RAMSTER_NO_NODE, RAMSTER_NO_NODE);
 	inflight->flags |= RAMSTER_ENTRY_REMOTIFYING;
+	KUNIT_ASSERT_NULL(test, insert(tree, held, 5));
+	KUNIT_ASSERT_NULL(test, insert(tree, other, 5));
+	KUNIT_ASSERT_NULL(test, insert(tree, inflight, 6));
+	KUNIT_ASSERT_EQ(test, held->gen, 5ULL);
+	KUNIT_ASSERT_EQ(test, inflight->gen, 6ULL);
+
+	/* The copy we know of. */
+	KUNIT_EXPECT_FALSE(test, is_orphan(tree, 2, 10, 5));
+	KUNIT_EXPECT_FALSE(test, is_orphan(tree, 3, 10, 5));
+	/* An older version: a lost INVALIDATE. */
+	KUNIT_EXPECT_TRUE(test, is_orphan(tree, 2, 10, 4));
+	/* A newer one we never finished: a lost reply. */
+	KUNIT_EXPECT_TRUE(test, is_orphan(tree, 2, 10, 6));
+	/* The version we have, but not on this node. */
+	KUNIT_EXPECT_TRUE(test, is_orphan(tree, 2, 20, 5));
+	KUNIT_EXPECT_FALSE(test, is_orphan(tree, 3, 20, 5));
+	/* No such page any more. */
+	KUNIT_EXPECT_TRUE(test, is_orphan(tree, 2, 15, 1));
+	/* Its PUT's reply decides... */
+	KUNIT_EXPECT_FALSE(test, is_orphan(tree, 2, 30, 6));
+	/* ...but not for another version. */
+	KUNIT_EXPECT_TRUE(test, is_orphan(tree, 2, 30, 5));
 
 	spin_lock(&tree->lock);
-	KUNIT_ASSERT_NULL(test, ramster_index_insert(tree, held));
-	KUNIT_ASSERT_NULL(test, ramster_index_insert(tree, other));
-	KUNIT_ASSERT_NULL(test, ramster_index_insert(tree, inflight));
-
-	k = key(0, 10, 5);	/* the copy we know of */
-	KUNIT_EXPECT_FALSE(test, ramster_reconcile_is_orphan(tree, 2, &k));
-	KUNIT_EXPECT_FALSE(test, ramster_reconcile_is_orphan(tree, 3, &k));
-	k = key(0, 10, 4);	/* an older version: a lost INVALIDATE */
-	KUNIT_EXPECT_TRUE(test, ramster_reconcile_is_orphan(tree, 2, &k));
-	k = key(0, 10, 6);	/* a newer one we never finished: a lost reply */
-	KUNIT_EXPECT_TRUE(test, ramster_reconcile_is_orphan(tree, 2, &k));
-	k = key(0, 20, 5);	/* the version we have, but not on this node */
-	KUNIT_EXPECT_TRUE(test, ramster_reconcile_is_orphan(tree, 2, &k));
-	KUNIT_EXPECT_FALSE(test, ramster_reconcile_is_orphan(tree, 3, &k));
-	k = key(0, 15, 1);	/* no such page any more */
-	KUNIT_EXPECT_TRUE(test, ramster_reconcile_is_orphan(tree, 2, &k));
-	k = key(0, 30, 6);	/* its PUT's reply decides */
-	KUNIT_EXPECT_FALSE(test, ramster_reconcile_is_orphan(tree, 2, &k));
-	k = key(0, 30, 5);	/* but not for another version */
-	KUNIT_EXPECT_TRUE(test, ramster_reconcile_is_orphan(tree, 2, &k));
 	ramster_index_erase(tree, held);
 	ramster_index_erase(tree, other);
 	ramster_index_erase(tree, inflight);
 	spin_unlock(&tree->lock);
 
 	/* A swap area that is gone keeps nothing. */
-	k = key(0, 10, 5);
-	KUNIT_EXPECT_TRUE(test, ramster_reconcile_is_orphan(NULL, 2, &k));
+	KUNIT_EXPECT_TRUE(test, is_orphan(NULL, 2, 10, 5));
 }
 
 /* Pages asked for in increasing order, against one sorted list. */
