@@ -11,11 +11,17 @@
 # Then the lender under its own pressure: node 2 holds node 1's parked
 # pages and runs a workload of most of its own RAM; it must recall
 # (below lender_reserve_percent), finish without an OOM kill, and node
-# 1's pages must verify.
+# 1's pages must verify.  Last, swapoff races remotification: with the
+# link cut, node 1's PUT window full and the invalidations of a killed
+# rewriting process queued, swapoff starts while the remotify thread
+# pushes the whole local pool out; the link comes back 3 s later.
+# swapoff must succeed, nothing may be left on either side, the parked
+# process must verify.
 #
 # results: cluster_link_flap_1s cluster_link_flap_3s
 # results: cluster_link_flap_past_link_timeout cluster_flapped_pages_verify
-# results: cluster_lender_under_own_pressure cluster_faults_no_kernel_warnings
+# results: cluster_lender_under_own_pressure cluster_swapoff_races_remotify
+# results: cluster_faults_no_kernel_warnings
 # timeout: 2400
 
 # shellcheck source=tests/cluster/lib.sh
@@ -104,6 +110,63 @@ lender_under_own_pressure() {
 	FIGURES="node 1 parked $PARKED_REMOTE remote pages; node 2: squeezes +$(($(dbg 2 lender_squeezes) - squeezes)), recalls sent +$(($(dbg 2 recalls_sent) - recalls)), foreign pages now $(dbg 2 foreign_pages)"
 }
 
+remote_above() { [ "$(dbg 1 remote_pages)" -gt "$1" ] 2>/dev/null; }
+swapoff_done() { [ -n "$(cx 1 'cat /tmp/swapoff.exit 2>/dev/null')" ]; }
+# left_on_1_and_2: how many pages of node 1 either side still counts.
+left_on_1_and_2() {
+	local spec num sum=0
+	for spec in 1:stored_pages 1:remote_pages 2:foreign_pages \
+		1:peers/2/pages_held_there 2:peers/1/pages_held_for_it; do
+		num=$(dbg "${spec%%:*}" "${spec#*:}")
+		sum=$((sum + ${num:-1}))
+	done
+	echo "$sum"
+}
+nothing_left() { [ "$(left_on_1_and_2)" = 0 ]; }
+
+swapoff_races_remotify() {
+	local mem r0 puts0 inval0 lost0 at_cut exit1 t0 spec num
+	mem=$(node_mem 1)
+	set_param 1 suction_interval_ms 0
+	park_with_remote 1
+	# A second process, rewriting its pages (each rewrite invalidates a
+	# remote copy), keeps remotification busy.
+	r0=$(dbg 1 remote_pages)
+	cx 1 "/bin/workload -m $((mem * 3 / 2)) -s 17 -p 8 -q > /tmp/rw.out 2>&1 & echo \$! > /tmp/rw.pid" >/dev/null
+	wait_until 300 remote_above $((r0 + 1000)) ||
+		problem "the rewriting process sent no pages away"
+	puts0=$(dbg 1 remote_puts)
+	inval0=$(dbg 1 remote_invalidates)
+	lost0=$(dbg 1 remote_invalidates_lost)
+	# Cut: PUTs get no reply (the window fills), the remotify thread is
+	# told to push everything, and the killed process's pages become
+	# invalidations nobody can deliver yet.
+	tap_set 2 down
+	at_cut="$(dbg 1 remote_pages) remote, $(dbg 1 stored_pages) stored"
+	set_param 1 remote_local_percent 1
+	sleep 1
+	# shellcheck disable=SC2016  # expanded in the guest
+	cx 1 'kill -9 $(cat /tmp/rw.pid)' >/dev/null
+	cx 1 "rm -f /tmp/swapoff.exit; (swapoff /dev/vda; echo \$? > /tmp/swapoff.exit) > /dev/null 2>&1 &" >/dev/null
+	t0=$(date +%s)
+	sleep 3
+	tap_set 2 up
+	wait_until 600 swapoff_done || problem "swapoff did not return in 600 s"
+	exit1=$(cx 1 'cat /tmp/swapoff.exit 2>/dev/null')
+	[ "$exit1" = 0 ] || problem "swapoff exit ${exit1:-?}"
+	wait_until 120 nothing_left || for spec in 1:stored_pages 1:remote_pages \
+		2:foreign_pages 1:peers/2/pages_held_there 2:peers/1/pages_held_for_it; do
+		num=$(dbg "${spec%%:*}" "${spec#*:}")
+		[ "$num" = 0 ] || problem "$spec=$num two minutes after swapoff"
+	done
+	unpark 1
+	verify_parked 1
+	cx 1 "swapon /dev/vda" >/dev/null
+	set_param 1 remote_local_percent 50
+	set_param 1 suction_interval_ms 1000
+	FIGURES="cut with $at_cut pages; swapoff took $(($(date +%s) - t0))s with the link back after 3 s; puts +$(($(dbg 1 remote_puts) - puts0)), invalidations +$(($(dbg 1 remote_invalidates) - inval0)) (lost +$(($(dbg 1 remote_invalidates_lost) - lost0))) since the cut; nothing left on either side, 0 bad"
+}
+
 session_up "$TOP/tests/configs/pair-fuzz.conf" 1 2
 trap 'tap_set 2 up 2>/dev/null || true; on_exit' EXIT
 start_workload
@@ -112,4 +175,5 @@ check cluster_link_flap_3s flap_3s
 check cluster_link_flap_past_link_timeout flap_past_link_timeout
 check cluster_flapped_pages_verify flapped_pages_verify
 check cluster_lender_under_own_pressure lender_under_own_pressure
+check cluster_swapoff_races_remotify swapoff_races_remotify
 check cluster_faults_no_kernel_warnings check_consoles_clean
