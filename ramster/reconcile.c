@@ -466,8 +466,11 @@ static int ramster_reconcile_holder(struct ramster_reconcile_req *rreq,
 	ramster_stat_inc(RAMSTER_STAT_RECONCILE_RUNS);
 	for (;;) {
 		ret = ramster_reconcile_ask(rreq, node);
-		if (ret == -EOPNOTSUPP)
+		/* An older node cannot list: nothing to page through. */
+		if (ret == -EOPNOTSUPP) {
 			ret = 0;
+			break;
+		}
 		if (ret)
 			break;
 		ramster_reconcile_keys(node, rreq->keys, rreq->count);
