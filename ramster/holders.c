@@ -48,6 +48,8 @@
  *           the counts agree
  * @differ: keepalives in a row with the same @gap, neither 0 nor @settled
  * @rtt_us: smoothed round trip of requests, in microseconds
+ * @gets_answered: GETs it answered (whatever the answer): which holder
+ *	the loads are reading from
  * @epoch: times its link came up
  * @forgetting: it lost our pages (restarted, presumed dead) and the
  *	copies it had are being forgotten: no new copy goes there until
@@ -67,6 +69,7 @@ struct ramster_holder {
 	s64 settled;
 	unsigned int differ;
 	u64 rtt_us;
+	u64 gets_answered;
 	unsigned long epoch;
 	unsigned long down_since;
 };
@@ -170,14 +173,18 @@ unsigned int ramster_holders_count(void)
 	return n;
 }
 
-/* A request sent at @sent was answered: EWMA of 1/8, as TCP's srtt. */
-void ramster_holders_note_rtt(u8 node, ktime_t sent)
+/*
+ * A request sent at @sent was answered (@get: a GET): EWMA of 1/8, as
+ * TCP's srtt.
+ */
+void ramster_holders_note_rtt(u8 node, ktime_t sent, bool get)
 {
 	struct ramster_holder *h = &ramster_holders[node];
 	u64 us = ktime_us_delta(ktime_get(), sent);
 
 	spin_lock(&ramster_holders_lock);
 	h->rtt_us = h->rtt_us ? h->rtt_us - (h->rtt_us >> 3) + (us >> 3) : us;
+	h->gets_answered += get;
 	spin_unlock(&ramster_holders_lock);
 }
 
@@ -362,6 +369,7 @@ static void ramster_holders_attach(void *ctx,
 			    &ramster_holder_held_there_fops);
 	debugfs_create_file("room", 0444, dir, h, &ramster_holder_room_fops);
 	debugfs_create_u64("rtt_us", 0444, dir, &h->rtt_us);
+	debugfs_create_u64("gets_answered", 0444, dir, &h->gets_answered);
 }
 
 static void ramster_holders_up(void *ctx, u8 node)

@@ -21,7 +21,7 @@ int ramster_holders_pick(u8 *node, const u8 exclude[RAMSTER_MAX_HOLDERS],
 void ramster_holders_unpick(u8 node);
 void ramster_holders_set_forgetting(u8 node, bool forgetting);
 unsigned int ramster_holders_count(void);
-void ramster_holders_note_rtt(u8 node, ktime_t sent);
+void ramster_holders_note_rtt(u8 node, ktime_t sent, bool get);
 void ramster_holders_held_there(u8 node, long delta);
 u64 ramster_holders_held_there_count(u8 node);
 bool ramster_holders_counts_differ(u8 node);

@@ -327,7 +327,7 @@ static void ramster_put_done(struct ramster_req *req, int err,
 	}
 	if (!err) {
 		status = le32_to_cpu(st->status);
-		ramster_holders_note_rtt(req->node, req->sent);
+		ramster_holders_note_rtt(req->node, req->sent, false);
 	}
 
 	ramster_put_finish(set, req->node, err, status);
@@ -706,7 +706,7 @@ static void ramster_get_done(struct ramster_req *req, int err,
 
 	if (err)
 		goto out;
-	ramster_holders_note_rtt(req->node, req->sent);
+	ramster_holders_note_rtt(req->node, req->sent, true);
 	err = -EIO;
 	if (!ramster_keys_match(&wp->key, greq->tree, entry)) {
 		pr_err_ratelimited("node %u: GET_REPLY names another page\n",

@@ -117,8 +117,8 @@ rereplicated() {
 
 remote_loads_above() { [ "$(dbg 1 remote_loads)" -gt "$1" ] 2>/dev/null; }
 
-# The holder node 1 is reading from, killed mid-read: node 1 sees GET
-# replies from it stop while its link is still live, the GETs in flight
+# The holder node 1 is reading from, killed mid-read: node 1 sees its GET
+# replies stop while its link is still live, the GETs in flight
 # fail (timeout, then link down) and are asked of the other replica.
 get_in_flight() {
 	local loads0 failover0 timeout0 f2 f3 victim other t0
@@ -133,12 +133,13 @@ get_in_flight() {
 	unpark 1
 	wait_until 120 remote_loads_above $((loads0 + 50)) ||
 		problem "node 1 never read its parked pages back"
-	# The holder answering now is the one frames come from.
-	f2=$(dbg 1 peers/2/frames_handled)
-	f3=$(dbg 1 peers/3/frames_handled)
+	# The holder the loads read from answers the GETs.
+	f2=$(dbg 1 peers/2/gets_answered)
+	f3=$(dbg 1 peers/3/gets_answered)
 	sleep 1
-	f2=$(($(dbg 1 peers/2/frames_handled) - f2))
-	f3=$(($(dbg 1 peers/3/frames_handled) - f3))
+	f2=$(($(dbg 1 peers/2/gets_answered) - f2))
+	f3=$(($(dbg 1 peers/3/gets_answered) - f3))
+	[ $((f2 + f3)) -gt 0 ] || problem "no GET answered in the second before the kill"
 	victim=2 other=3
 	[ "$f3" -gt "$f2" ] && victim=3 other=2
 	load_exited 1 && problem "the workload finished before the kill: nothing in flight"
@@ -148,7 +149,7 @@ get_in_flight() {
 	verify_parked 1
 	[ "$(dbg 1 remote_loads_failover)" -gt "$failover0" ] 2>/dev/null ||
 		problem "no load went to node $other after node $victim died: no GET was in flight"
-	FIGURES="node $victim killed while serving (frames/s: node 2 $f2, node 3 $f3); $(($(dbg 1 remote_loads_failover) - failover0)) loads served by node $other instead, $(($(dbg 1 remote_loads_timeout) - timeout0)) GETs timed out, workload done $(($(date +%s) - t0))s after the kill, 0 bad"
+	FIGURES="node $victim killed while serving (GETs answered in the second before: node 2 $f2, node 3 $f3); $(($(dbg 1 remote_loads_failover) - failover0)) loads served by node $other instead, $(($(dbg 1 remote_loads_timeout) - timeout0)) GETs timed out, workload done $(($(date +%s) - t0))s after the kill, 0 bad"
 	if [ "$victim" = 3 ]; then
 		"$CLUSTER" kill 2 >/dev/null 2>&1 || problem "kill of node 2 failed"
 		"$CLUSTER" start 3 >/dev/null 2>&1 || problem "restart of node 3 failed"
