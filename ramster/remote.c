@@ -714,8 +714,13 @@ static void ramster_get_done(struct ramster_req *req, int err,
 		goto bad;
 	}
 	if (le32_to_cpu(wp->status) != RAMSTER_ST_OK) {
-		/* Short of memory, busy: it still has the page. */
-		if (le32_to_cpu(wp->status) != RAMSTER_ST_NOT_FOUND) {
+		/*
+		 * Short of memory or busy: it still has the page.  Any other
+		 * status (a holder answers a GET with NOT_FOUND or NO_MEMORY
+		 * only) is not the page: retried as busy, it would defer a
+		 * load forever.
+		 */
+		if (le32_to_cpu(wp->status) == RAMSTER_ST_NO_MEMORY) {
 			err = -EAGAIN;
 			goto out;
 		}
