@@ -1037,8 +1037,15 @@ static void ramster_peer_run(struct ramster_peer *peer, struct socket *sock,
 
 	do {
 		ret = ramster_frame_recv(&r);
-		if (!ret)
+		if (!ret) {
 			ret = ramster_peer_dispatch(peer, hdr, hdr + 1);
+			/*
+			 * Time spent handling a frame (a reconciliation page
+			 * walks our trees) is not the peer's silence: what it
+			 * sent meanwhile waits in the socket.
+			 */
+			peer->last_rx = jiffies;
+		}
 		if (!ret)
 			ret = ramster_peer_check(peer);
 	} while (!ret && !kthread_should_stop());
