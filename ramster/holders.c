@@ -201,6 +201,12 @@ u64 ramster_holders_held_there_count(u8 node)
 	return n > 0 ? n : 0;
 }
 
+/* What @node said in its last keepalive it holds for us. */
+u64 ramster_holders_held_for_us(u8 node)
+{
+	return READ_ONCE(ramster_holders[node].held_for_us);
+}
+
 /*
  * Has @node said in three keepalives in a row that it holds the same
  * other count of our pages than we believe?  Then reconcile.c asks it

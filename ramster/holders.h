@@ -24,6 +24,7 @@ unsigned int ramster_holders_count(void);
 void ramster_holders_note_rtt(u8 node, ktime_t sent, bool get);
 void ramster_holders_held_there(u8 node, long delta);
 u64 ramster_holders_held_there_count(u8 node);
+u64 ramster_holders_held_for_us(u8 node);
 bool ramster_holders_counts_differ(u8 node);
 void ramster_holders_counts_settled(u8 node);
 void ramster_holders_live(unsigned long *nodes);

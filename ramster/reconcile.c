@@ -88,6 +88,13 @@
 #define RAMSTER_RECONCILE_MIN_GAP	(60 * HZ)
 /* A holder that was busy or did not answer is asked again after this. */
 #define RAMSTER_RECONCILE_RETRY		(5 * HZ)
+/*
+ * Pages of keys a holder may list past what either side counts, and at
+ * most this many keys in all: a holder that keeps listing (made-up keys
+ * are valid as long as they increase) is stopped, not followed forever.
+ */
+#define RAMSTER_RECONCILE_SLACK_PAGES	4
+#define RAMSTER_RECONCILE_MAX_KEYS	BIT_ULL(28)
 /* Entries looked at per hold of a tree lock, for lost copies. */
 #define RAMSTER_RECONCILE_BATCH		256
 /*
@@ -457,18 +464,27 @@ static int ramster_reconcile_holder(struct ramster_reconcile_req *rreq,
 				    u8 node)
 {
 	const struct ramster_wire_key *last;
+	u64 listed = 0, limit;
+	bool first = true;
 	int ret;
 
 	memset(&rreq->rc, 0, sizeof(rreq->rc));
 	rreq->lost = 0;
 	rreq->rc.flags = cpu_to_le16(RAMSTER_RECONCILE_F_START);
 	rreq->rc.max_keys = cpu_to_le32(RAMSTER_WIRE_MAX_RECONCILE);
+	limit = min(max(ramster_holders_held_there_count(node),
+			ramster_holders_held_for_us(node)),
+		    RAMSTER_RECONCILE_MAX_KEYS) +
+		RAMSTER_RECONCILE_SLACK_PAGES * RAMSTER_WIRE_MAX_RECONCILE;
 	ramster_stat_inc(RAMSTER_STAT_RECONCILE_RUNS);
-	for (;;) {
+	for (;; first = false) {
 		ret = ramster_reconcile_ask(rreq, node);
-		/* An older node cannot list: nothing to page through. */
+		/*
+		 * An older node cannot list: nothing to page through.  A link
+		 * that came back without the capability midway did not finish.
+		 */
 		if (ret == -EOPNOTSUPP) {
-			ret = 0;
+			ret = first ? 0 : -EAGAIN;
 			break;
 		}
 		if (ret)
@@ -478,6 +494,14 @@ static int ramster_reconcile_holder(struct ramster_reconcile_req *rreq,
 			break;
 		if (READ_ONCE(ramster_reconcile_stopping)) {
 			ret = -ESHUTDOWN;
+			break;
+		}
+		listed += rreq->count;
+		if (listed > limit) {
+			ramster_stat_inc(RAMSTER_STAT_RECONCILE_BAD_REPLIES);
+			pr_warn_ratelimited("node %u: listed over %llu keys, more than it holds for us: reconciliation stopped\n",
+					    node, limit);
+			ret = -EPROTO;
 			break;
 		}
 		last = &rreq->keys[rreq->count - 1];
@@ -527,6 +551,9 @@ static void ramster_reconcile_fn(struct work_struct *work)
 		if (!ret) {
 			ramster_reconcile_last[node] = jiffies;
 			ramster_holders_counts_settled(node);
+		} else if (ret == -EPROTO) {
+			/* A listing out of order: not again before the gap. */
+			ramster_reconcile_last[node] = jiffies;
 		} else if (ret != -ENOTCONN && ret != -ENOENT) {
 			/* Busy or no answer: again soon.  Down: at its up. */
 			set_bit(node, ramster_reconcile_wanted);
