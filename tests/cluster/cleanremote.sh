@@ -196,9 +196,14 @@ lender_drops_under_pressure() {
 	gets0=$(n 1 clean_remote_gets)
 	mem2=$(node_mem 2)
 	# Node 2's workload swaps to node 1, up to its capacity of 6144 raw
-	# pages (24 MiB of its 64): without a reserve (off by default) node
-	# 1's own re-read was OOM-killed once in CI.  With one, node 1 stops
-	# taking pages and recalls them when its available memory runs low.
+	# pages (24 MiB of its 64, sized for the swap sessions): on top of
+	# node 1's own clean pool and page cache, its re-read was OOM-killed
+	# in CI, with and without a 10% lender reserve (its file pages count
+	# as available).  Sized for this job: node 1 offers room up to a
+	# quarter of that capacity and recalls above 30%, and keeps the
+	# reserve.
+	set_param 1 foreign_low_percent 25
+	set_param 1 foreign_high_percent 30
 	set_param 1 lender_reserve_percent 10
 	load_bg 2 $((mem2 * 3 / 2)) 5
 	pass pressure1 forward

@@ -111,6 +111,9 @@ lender_under_own_pressure() {
 }
 
 remote_above() { [ "$(dbg 1 remote_pages)" -gt "$1" ] 2>/dev/null; }
+# shellcheck disable=SC2016  # expanded in the guest
+rewriter_alive() { cx 1 'kill -0 $(cat /tmp/rw.pid) 2>/dev/null && echo alive' | grep -q alive; }
+rewriter_gone() { ! rewriter_alive; }
 swapoff_done() { [ -n "$(cx 1 'cat /tmp/swapoff.exit 2>/dev/null')" ]; }
 # left_on_1_and_2: how many pages of node 1 either side still counts.
 left_on_1_and_2() {
@@ -141,15 +144,21 @@ swapoff_races_remotify() {
 	# Cut: PUTs get no reply (the window fills), the remotify thread is
 	# told to push everything, and the killed process's pages become
 	# invalidations nobody can deliver yet.
+	rewriter_alive || problem "the rewriting process ended before the cut: $(cx 1 'tail -n 1 /tmp/rw.out')"
 	tap_set 2 down
 	at_cut="$(dbg 1 remote_pages) remote, $(dbg 1 stored_pages) stored"
 	set_param 1 remote_local_percent 1
 	sleep 1
 	# shellcheck disable=SC2016  # expanded in the guest
 	cx 1 'kill -9 $(cat /tmp/rw.pid)' >/dev/null
+	# Gone (its memory freed, its swap entries invalidated) before
+	# swapoff: swapoff must find room for what stays.
+	wait_until 60 rewriter_gone || problem "the rewriting process did not die"
 	cx 1 "rm -f /tmp/swapoff.exit; (swapoff /dev/vda; echo \$? > /tmp/swapoff.exit) > /dev/null 2>&1 &" >/dev/null
 	t0=$(date +%s)
 	sleep 3
+	# Its remote pages cannot come while the link is cut.
+	swapoff_done && problem "swapoff finished with the link still cut: nothing raced"
 	tap_set 2 up
 	wait_until 600 swapoff_done || problem "swapoff did not return in 600 s"
 	exit1=$(cx 1 'cat /tmp/swapoff.exit 2>/dev/null')

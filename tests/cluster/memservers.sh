@@ -64,6 +64,9 @@ server_restarts() {
 		lost0[$num]=$(dbg "$num" replicas_lost)
 		copies0[$num]=$(dbg "$num" replica_copies)
 	done
+	for num in $CLIENTS; do
+		workload_alive "$num" || problem "client $num's workload ended before the kill: nothing was tested"
+	done
 	held=$(dbg 1 foreign_pages)
 	t0=$(date +%s)
 	"$CLUSTER" kill 1 >/dev/null 2>&1 || problem "kill of server 1 failed"
@@ -87,6 +90,8 @@ server_restarts() {
 		copies=$((copies + v - copies0[$num]))
 	done
 	secs=$(($(date +%s) - t_back))
+	# Not only the workloads writing their pages again (on both).
+	[ "$copies" -gt 0 ] || problem "no copy made again: re-replication never ran"
 	[ "$lost" -gt 0 ] || problem "server 1 held $held pages, yet no copy was forgotten: its restart was not seen"
 	FIGURES="server 1 held $held pages when killed, back after $((t_back - t0))s (boot included); clients: $lost copies forgotten, $copies copies made again, under_replicated 0 within ${secs}s of its return; loads served by server 2 after a failure +$failover"
 }
