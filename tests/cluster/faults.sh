@@ -115,20 +115,8 @@ remote_above() { [ "$(dbg 1 remote_pages)" -gt "$1" ] 2>/dev/null; }
 rewriter_alive() { cx 1 'kill -0 $(cat /tmp/rw.pid) 2>/dev/null && echo alive' | grep -q alive; }
 rewriter_gone() { ! rewriter_alive; }
 swapoff_done() { [ -n "$(cx 1 'cat /tmp/swapoff.exit 2>/dev/null')" ]; }
-# left_on_1_and_2: how many pages of node 1 either side still counts.
-left_on_1_and_2() {
-	local spec num sum=0
-	for spec in 1:stored_pages 1:remote_pages 2:foreign_pages \
-		1:peers/2/pages_held_there 2:peers/1/pages_held_for_it; do
-		num=$(dbg "${spec%%:*}" "${spec#*:}")
-		sum=$((sum + ${num:-1}))
-	done
-	echo "$sum"
-}
-nothing_left() { [ "$(left_on_1_and_2)" = 0 ]; }
-
 swapoff_races_remotify() {
-	local mem r0 puts0 inval0 lost0 at_cut exit1 t0 spec num
+	local mem r0 puts0 inval0 lost0 at_cut exit1 t0
 	mem=$(node_mem 1)
 	set_param 1 suction_interval_ms 0
 	park_with_remote 1
@@ -163,11 +151,8 @@ swapoff_races_remotify() {
 	wait_until 600 swapoff_done || problem "swapoff did not return in 600 s"
 	exit1=$(cx 1 'cat /tmp/swapoff.exit 2>/dev/null')
 	[ "$exit1" = 0 ] || problem "swapoff exit ${exit1:-?}"
-	wait_until 120 nothing_left || for spec in 1:stored_pages 1:remote_pages \
-		2:foreign_pages 1:peers/2/pages_held_there 2:peers/1/pages_held_for_it; do
-		num=$(dbg "${spec%%:*}" "${spec#*:}")
-		[ "$num" = 0 ] || problem "$spec=$num two minutes after swapoff"
-	done
+	wait_until 120 nothing_left 1 2 ||
+		problem "two minutes after swapoff: $(left_counts 1 2 | tr '\n' ' ')"
 	unpark 1
 	verify_parked 1
 	cx 1 "swapon /dev/vda" >/dev/null

@@ -145,6 +145,18 @@ tap_set() {
 		ip link set "$(node_tap "$1")" "$2"
 }
 
+# left_counts OWNER HOLDER: OWNER's pages that either side still counts,
+# one "NODE:FILE=N" per count that is not 0 (nothing once all are).
+left_counts() {
+	local spec num
+	for spec in "$1:stored_pages" "$1:remote_pages" "$2:foreign_pages" \
+		"$1:peers/$2/pages_held_there" "$2:peers/$1/pages_held_for_it"; do
+		num=$(dbg "${spec%%:*}" "${spec#*:}")
+		[ "$num" = 0 ] || echo "$spec=$num"
+	done
+}
+nothing_left() { [ -z "$(left_counts "$1" "$2")" ]; }
+
 # wait_until TIMEOUT_S CMD...: poll every second until CMD succeeds.
 wait_until() {
 	local timeout=$1 waited=0

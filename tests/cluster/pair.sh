@@ -93,7 +93,7 @@ pair_raw_pages_remote() {
 # Swapoff while a parked process has pages on node 2: every page comes
 # home, both sides drop to 0, the process verifies them all.
 swapoff_back_to_zero() {
-	local t0 t1 spec num
+	local t0 t1
 	set_param 1 suction_interval_ms 0
 	park_with_remote 1
 	t0=$(date +%s)
@@ -101,11 +101,7 @@ swapoff_back_to_zero() {
 	t1=$(date +%s)
 	grep -q 'swapoff-exit=0' "$RAMSTER_CLUSTER_DIR/swapoff.txt" || problem "swapoff failed"
 	sleep 2
-	for spec in 1:stored_pages 1:remote_pages 2:foreign_pages \
-		1:peers/2/pages_held_there 2:peers/1/pages_held_for_it; do
-		num=$(dbg "${spec%%:*}" "${spec#*:}")
-		[ "$num" = 0 ] || problem "$spec=$num"
-	done
+	problem "$(left_counts 1 2 | tr '\n' ' ')"
 	unpark 1
 	verify_parked 1
 	cx 1 "swapon /dev/vda" >/dev/null
