@@ -61,7 +61,7 @@ server_restarts() {
 	local -A failover0 lost0 copies0
 	for num in $CLIENTS; do
 		failover0[$num]=$(dbg "$num" remote_loads_failover)
-		lost0[$num]=$(dbg "$num" replicas_lost)
+		lost0[$num]=$(($(dbg "$num" replicas_lost) + $(dbg "$num" reconcile_copies_lost)))
 		copies0[$num]=$(dbg "$num" replica_copies)
 	done
 	for num in $CLIENTS; do
@@ -84,7 +84,9 @@ server_restarts() {
 		load_not_killed "$num"
 		v=$(dbg "$num" remote_loads_failover)
 		failover=$((failover + v - failover0[$num]))
-		v=$(dbg "$num" replicas_lost)
+		# Forgotten when its restart is seen, or found missing by the
+		# reconciliation at its link up, whichever comes first.
+		v=$(($(dbg "$num" replicas_lost) + $(dbg "$num" reconcile_copies_lost)))
 		lost=$((lost + v - lost0[$num]))
 		v=$(dbg "$num" replica_copies)
 		copies=$((copies + v - copies0[$num]))
@@ -93,7 +95,7 @@ server_restarts() {
 	# Not only the workloads writing their pages again (on both).
 	[ "$copies" -gt 0 ] || problem "no copy made again: re-replication never ran"
 	[ "$lost" -gt 0 ] || problem "server 1 held $held pages, yet no copy was forgotten: its restart was not seen"
-	FIGURES="server 1 held $held pages when killed, back after $((t_back - t0))s (boot included); clients: $lost copies forgotten, $copies copies made again, under_replicated 0 within ${secs}s of its return; loads served by server 2 after a failure +$failover"
+	FIGURES="server 1 held $held pages when killed, back after $((t_back - t0))s (boot included); clients: $lost copies forgotten (replicas_lost + reconcile_copies_lost), $copies copies made again, under_replicated 0 within ${secs}s of its return; loads served by server 2 after a failure +$failover"
 }
 
 pages_verify() {
