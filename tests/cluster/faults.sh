@@ -110,7 +110,6 @@ lender_under_own_pressure() {
 	FIGURES="node 1 parked $PARKED_REMOTE remote pages; node 2: squeezes +$(($(dbg 2 lender_squeezes) - squeezes)), recalls sent +$(($(dbg 2 recalls_sent) - recalls)), foreign pages now $(dbg 2 foreign_pages)"
 }
 
-remote_above() { [ "$(dbg 1 remote_pages)" -gt "$1" ] 2>/dev/null; }
 # shellcheck disable=SC2016  # expanded in the guest
 rewriter_alive() { cx 1 'kill -0 $(cat /tmp/rw.pid) 2>/dev/null && echo alive' | grep -q alive; }
 rewriter_gone() { ! rewriter_alive; }
@@ -124,7 +123,7 @@ swapoff_races_remotify() {
 	# remote copy), keeps remotification busy.
 	r0=$(dbg 1 remote_pages)
 	cx 1 "/bin/workload -m $((mem * 3 / 2)) -s 17 -p 8 -q > /tmp/rw.out 2>&1 & echo \$! > /tmp/rw.pid" >/dev/null
-	wait_until 300 remote_above $((r0 + 1000)) ||
+	wait_until 300 remote_at_least 1 $((r0 + 1001)) ||
 		problem "the rewriting process sent no pages away"
 	puts0=$(dbg 1 remote_puts)
 	inval0=$(dbg 1 remote_invalidates)

@@ -18,7 +18,6 @@
 
 CLIENTS="3 4"
 
-remote_at_least() { [ "$(dbg "$1" remote_pages)" -ge "$2" ] 2>/dev/null; }
 under_replicated_is_0() { [ "$(dbg "$1" under_replicated)" = 0 ]; }
 # links_live NODE: the links of both clients to NODE are live.
 links_live() {

@@ -24,7 +24,6 @@
 # shellcheck source=tests/cluster/lib.sh
 . "$TOP/tests/cluster/lib.sh"
 
-remote_at_least() { [ "$(dbg 1 remote_pages)" -ge "$1" ] 2>/dev/null; }
 under_replicated_is() { [ "$(dbg 1 under_replicated)" = "$1" ]; }
 under_replicated_above_0() { [ "$(dbg 1 under_replicated)" -gt 0 ] 2>/dev/null; }
 
@@ -32,7 +31,7 @@ start_workload() {
 	local mem
 	mem=$(node_mem 1)
 	cx 1 "/bin/workload -m $((mem * 5 / 2)) -s 11 -p 4 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
-	wait_until 600 remote_at_least 1500 ||
+	wait_until 600 remote_at_least 1 1500 ||
 		abort "node 1 never had 1500 remote pages ($(dbg 1 remote_pages))"
 }
 
