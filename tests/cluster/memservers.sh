@@ -19,6 +19,12 @@
 CLIENTS="3 4"
 
 under_replicated_is_0() { [ "$(dbg "$1" under_replicated)" = 0 ]; }
+# copies_forgotten NODE: copies of NODE's pages it knows are gone, when
+# a holder's restart is seen or when the reconciliation at its link up
+# finds them missing, whichever comes first.
+copies_forgotten() {
+	echo $(($(dbg "$1" replicas_lost) + $(dbg "$1" reconcile_copies_lost)))
+}
 # links_live NODE: the links of both clients to NODE are live.
 links_live() {
 	local num
@@ -60,7 +66,7 @@ server_restarts() {
 	local -A failover0 lost0 copies0
 	for num in $CLIENTS; do
 		failover0[$num]=$(dbg "$num" remote_loads_failover)
-		lost0[$num]=$(($(dbg "$num" replicas_lost) + $(dbg "$num" reconcile_copies_lost)))
+		lost0[$num]=$(copies_forgotten "$num")
 		copies0[$num]=$(dbg "$num" replica_copies)
 	done
 	for num in $CLIENTS; do
@@ -83,9 +89,7 @@ server_restarts() {
 		load_not_killed "$num"
 		v=$(dbg "$num" remote_loads_failover)
 		failover=$((failover + v - failover0[$num]))
-		# Forgotten when its restart is seen, or found missing by the
-		# reconciliation at its link up, whichever comes first.
-		v=$(($(dbg "$num" replicas_lost) + $(dbg "$num" reconcile_copies_lost)))
+		v=$(copies_forgotten "$num")
 		lost=$((lost + v - lost0[$num]))
 		v=$(dbg "$num" replica_copies)
 		copies=$((copies + v - copies0[$num]))
