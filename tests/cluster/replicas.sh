@@ -58,6 +58,9 @@ two_copies() {
 holder_killed() {
 	local held failover0 n remote
 	workload_alive 1 || problem "the workload ended before the kill: nothing was tested"
+	# The last 1024 loads, with both holders alive (pages_verify reports
+	# those with one dead).
+	LATENCY_BOTH=$(latency_figures 1)
 	held=$(dbg 3 foreign_pages)
 	failover0=$(dbg 1 remote_loads_failover)
 	set_param 1 remote_lost_ms 5000
@@ -78,7 +81,7 @@ holder_killed() {
 
 pages_verify() {
 	verify_load 1
-	FIGURES="$(load_result 1 | sed 's/workload: result //'), remote loads $(dbg 1 remote_loads), failed $(dbg 1 remote_loads_failed), deferred $(dbg 1 remote_loads_deferred)"
+	FIGURES="$(load_result 1 | sed 's/workload: result //'), remote loads $(dbg 1 remote_loads), failed $(dbg 1 remote_loads_failed), deferred $(dbg 1 remote_loads_deferred); both holders alive: ${LATENCY_BOTH:-no loads}; node 3 dead: $(latency_figures 1)"
 }
 
 # Parked pages (they stay remote while nothing reads them) on nodes 2 and
