@@ -28,8 +28,9 @@
  *  - Available memory (si_mem_available()), every tick: below
  *    lender_reserve_percent of RAM, the limit is what the store holds
  *    less what the shortfall is worth in foreign pages (at their average
- *    compressed size).  It is lifted once available memory is above
- *    twice the reserve.
+ *    compressed size), but not below half the reserve in pages (the
+ *    floor, below).  It is lifted once available memory is above twice
+ *    the reserve.
  *
  *  - Direct reclaim.  Available memory counts the page cache, and free
  *    pages that a reserve keeps (high-order atomic blocks, watermark
@@ -47,7 +48,18 @@
  *    flags the ask; it does nothing else (any reclaim context: no frame,
  *    no allocation).  The next tick lowers the limit by a quarter of what
  *    is held, once per tick that finds a new ask, so recalls follow; the
- *    limit is lifted lender_reclaim_quiet_ms after the last ask.
+ *    limit is lifted lender_reclaim_quiet_ms after the last ask.  This
+ *    signal has no floor.
+ *
+ * In a symmetric cluster every node can be short at once (the peers3
+ * session): with a bare reserve every node would refuse every other, and
+ * a node short from the start would never place a page anywhere.  The
+ * policy: squeezing is fine, pages refused or recalled go to their
+ * owner's local pool or swap device, nothing is lost; but under the
+ * reserve alone a lender keeps lending up to a floor of half the reserve
+ * in pages (at most 5% of RAM at the default, less once compressed),
+ * offered to its owners in equal shares, so that every short node can
+ * still place some pages.  When reclaim itself fails the floor goes too.
  *
  * The handlers run on each owner's link thread, so the frames of one
  * owner are handled in order; the store is shared by all owners.
@@ -81,18 +93,19 @@ MODULE_PARM_DESC(foreign_low_percent,
 		 "... down to this percent of it, where advertised room ends too (default 100)");
 
 /*
- * Off by default for now: when every node of a symmetric cluster is short
- * at once (the peers3 session), a reserve stops all lending; its default
- * wants a policy for that case first.
+ * On by default: 10% of RAM is what a lender with workloads of its own
+ * needs to see coming before reclaim does (the faults session's lender
+ * recalls at it and is not OOM-killed), and in a symmetric cluster the
+ * floor keeps every node lending a little (see the top of the file).
  */
-static unsigned int lender_reserve_percent;
+static unsigned int lender_reserve_percent = 10;
 static struct ramster_uint_range lender_reserve_percent_range = {
 	&lender_reserve_percent, 0, 90
 };
 module_param_cb(lender_reserve_percent, &ramster_uint_range_ops,
 		&lender_reserve_percent_range, 0644);
 MODULE_PARM_DESC(lender_reserve_percent,
-		 "below this much available memory (percent of RAM) a lender recalls its foreign pages; 0: never (default 0)");
+		 "below this much available memory (percent of RAM) a lender recalls its foreign pages down to half the reserve; 0: never (default 10)");
 
 static unsigned int lender_reclaim_quiet_ms = 10000;
 module_param(lender_reclaim_quiet_ms, uint, 0644);
@@ -502,6 +515,8 @@ static void ramster_lender_reserve_check(struct ramster_lender_guard *g)
 	short_pages = div64_u64(((u64)reserve - max(avail, 0L)) * PAGE_SIZE,
 				per_page);
 	limit = total > short_pages ? total - short_pages : 0;
+	/* The floor: every short node of a cluster can still place pages. */
+	limit = max_t(u64, limit, reserve / 2);
 	if (g->reserve_limit == U64_MAX)
 		pr_info("available memory under lender_reserve_percent: recalling foreign pages (%llu held)\n",
 			total);
@@ -534,6 +549,19 @@ static void ramster_lender_protect(void)
 	mutex_unlock(&g->lock);
 }
 
+/* The room offered to @node: when squeezed, its share of what is left. */
+static u64 ramster_lender_room(u8 node)
+{
+	unsigned int high = READ_ONCE(foreign_high_percent);
+	unsigned int low = READ_ONCE(foreign_low_percent);
+
+	if (!ramster_lender_squeezed())
+		return ramster_foreign_room(ramster_lender_store, high, low);
+	return ramster_foreign_owner_room(ramster_lender_store, node, high, low,
+					  bitmap_weight(ramster_lender_owners,
+							RAMSTER_MAX_NODES));
+}
+
 /* The keepalive says what we would still take from it and what we hold. */
 static void ramster_lender_tick(void *ctx, u8 node,
 				struct ramster_wire_keepalive *ka)
@@ -541,10 +569,7 @@ static void ramster_lender_tick(void *ctx, u8 node,
 	bool owner = test_bit(node, ramster_lender_owners);
 
 	ramster_lender_protect();
-	ka->free_pages = cpu_to_le64(owner ?
-		ramster_foreign_room(ramster_lender_store,
-				     READ_ONCE(foreign_high_percent),
-				     READ_ONCE(foreign_low_percent)) : 0);
+	ka->free_pages = cpu_to_le64(owner ? ramster_lender_room(node) : 0);
 	ka->held_pages = cpu_to_le64(ramster_foreign_held_for(ramster_lender_store,
 							      node));
 	if (owner)
