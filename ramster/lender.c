@@ -25,17 +25,18 @@
  * go first when squeezed, and under any memory pressure through a
  * shrinker.
  *
- *  - Available memory (si_mem_available()), every tick: below
+ *  - Available memory (si_mem_available(), less the free pages that
+ *    the high-order atomic reserve keeps from ordinary allocations),
+ *    every tick: below
  *    lender_reserve_percent of RAM, the limit is what the store holds
  *    less what the shortfall is worth in foreign pages (at their average
  *    compressed size), but not below half the reserve in pages (the
  *    floor, below).  It is lifted once available memory is above twice
  *    the reserve.
  *
- *  - Direct reclaim.  Available memory counts the page cache, and free
- *    pages that a reserve keeps (high-order atomic blocks, watermark
- *    boosts): a lender living on its page cache, or whose free pages are
- *    reserved, looks well off until an allocation of its own fails.  So a
+ *  - Direct reclaim.  Available memory counts the page cache: a lender
+ *    living on its page cache looks well off until reclaim of it fails
+ *    to keep up with its own allocations.  So a
  *    second shrinker counts the foreign swap pages, to direct reclaim
  *    only (a task that had to reclaim for itself: PF_MEMALLOC without
  *    PF_KSWAPD; kswapd and drop_caches are not asked).  The VM asks a
@@ -48,18 +49,20 @@
  *    flags the ask; it does nothing else (any reclaim context: no frame,
  *    no allocation).  The next tick lowers the limit by a quarter of what
  *    is held, once per tick that finds a new ask, so recalls follow; the
- *    limit is lifted lender_reclaim_quiet_ms after the last ask.  This
- *    signal has no floor.
+ *    limit is lifted lender_reclaim_quiet_ms after the last ask.  The
+ *    floor holds here too: in the peers3 session direct reclaim asked
+ *    on every node (26 to 36 ticks each), and without a floor node 3
+ *    never placed a page.
  *
  * In a symmetric cluster every node can be short at once (the peers3
  * session): with a bare reserve every node would refuse every other, and
  * a node short from the start would never place a page anywhere.  The
  * policy: squeezing is fine, pages refused or recalled go to their
- * owner's local pool or swap device, nothing is lost; but under the
- * reserve alone a lender keeps lending up to a floor of half the reserve
+ * owner's local pool or swap device, nothing is lost; but a squeezed
+ * lender keeps lending up to a floor of half the reserve
  * in pages (at most 5% of RAM at the default, less once compressed),
  * offered to its owners in equal shares, so that every short node can
- * still place some pages.  When reclaim itself fails the floor goes too.
+ * still place some pages, whichever signal squeezes.
  *
  * The handlers run on each owner's link thread, so the frames of one
  * owner are handled in order; the store is shared by all owners.
@@ -68,6 +71,8 @@
 
 #include <linux/bitmap.h>
 #include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/nodemask.h>
 #include <linux/debugfs.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -456,6 +461,13 @@ static void ramster_lender_send_recall(u8 node)
 	}
 }
 
+/* A squeezed lender still lends this much (see the top of the file). */
+static u64 ramster_lender_floor(void)
+{
+	return mult_frac(totalram_pages(), READ_ONCE(lender_reserve_percent),
+			 100) / 2;
+}
+
 static bool ramster_lender_squeezed(void)
 {
 	return READ_ONCE(ramster_lender_guard.reserve_limit) != U64_MAX ||
@@ -476,6 +488,7 @@ static void ramster_lender_reclaim_check(struct ramster_lender_guard *g)
 		total = ramster_foreign_total(ramster_lender_store);
 		limit = min(g->reclaim_limit,
 			    total - DIV_ROUND_UP_ULL(total, 4));
+		limit = max(limit, ramster_lender_floor());
 		if (g->reclaim_limit == U64_MAX)
 			pr_info("direct reclaim asks for the foreign pages: refusing PUTs, recalling (%llu held)\n",
 				total);
@@ -489,12 +502,37 @@ static void ramster_lender_reclaim_check(struct ramster_lender_guard *g)
 		WRITE_ONCE(g->reclaim_limit, U64_MAX);
 }
 
+/*
+ * Free pages an ordinary allocation will not get: the high-order atomic
+ * reserve.  The allocator's OOM check (should_reclaim_retry()) takes it
+ * off the free pages, si_mem_available() does not: in the cleanremote
+ * session node 1 (64 MiB) was OOM-killed with 8 MiB of it reserved, and
+ * its available memory read above lender_reserve_percent.  (The
+ * watermark boost that check adds is transient: left to the 2x marks.)
+ */
+static unsigned long ramster_lender_unavailable_free(void)
+{
+	unsigned long n = 0;
+	struct zone *zone;
+	int nid, i;
+
+	for_each_online_node(nid) {
+		for (i = 0; i < MAX_NR_ZONES; i++) {
+			zone = &NODE_DATA(nid)->node_zones[i];
+			if (populated_zone(zone))
+				n += READ_ONCE(zone->nr_reserved_highatomic);
+		}
+	}
+	return n;
+}
+
 /* Below lender_reserve_percent of available memory (see the top). */
 static void ramster_lender_reserve_check(struct ramster_lender_guard *g)
 {
 	unsigned long reserve = mult_frac(totalram_pages(),
 					  READ_ONCE(lender_reserve_percent), 100);
-	long avail = si_mem_available();
+	long avail = si_mem_available() -
+		     (long)ramster_lender_unavailable_free();
 	u64 total, bytes, short_pages, per_page, limit;
 
 	if (!reserve || avail > 2 * (long)reserve) {
@@ -516,7 +554,7 @@ static void ramster_lender_reserve_check(struct ramster_lender_guard *g)
 				per_page);
 	limit = total > short_pages ? total - short_pages : 0;
 	/* The floor: every short node of a cluster can still place pages. */
-	limit = max_t(u64, limit, reserve / 2);
+	limit = max(limit, ramster_lender_floor());
 	if (g->reserve_limit == U64_MAX)
 		pr_info("available memory under lender_reserve_percent: recalling foreign pages (%llu held)\n",
 			total);
@@ -663,7 +701,8 @@ static unsigned long ramster_lender_pressure_scan(struct shrinker *shrinker,
 	if (dropped >= sc->nr_to_scan)
 		return dropped;
 	ramster_foreign_lower_limit(ramster_lender_store,
-				    ramster_foreign_total(ramster_lender_store));
+				    max(ramster_foreign_total(ramster_lender_store),
+					ramster_lender_floor()));
 	WRITE_ONCE(g->asked_at, jiffies);
 	atomic_set(&g->asked, 1);
 	return dropped ?: SHRINK_STOP;
