@@ -25,44 +25,45 @@
  * go first when squeezed, and under any memory pressure through a
  * shrinker.
  *
- *  - Available memory (si_mem_available(), less the free pages that
- *    the high-order atomic reserve keeps from ordinary allocations),
- *    every tick: below
+ *  - Available memory (si_mem_available(), less the free pages of the
+ *    high-order atomic reserve, which ordinary allocations do not get),
+ *    every tick (on a node that has owners): below
  *    lender_reserve_percent of RAM, the limit is what the store holds
  *    less what the shortfall is worth in foreign pages (at their average
- *    compressed size), but not below half the reserve in pages (the
- *    floor, below).  It is lifted once available memory is above twice
- *    the reserve.
+ *    compressed size); while available memory is above half the reserve,
+ *    not below the floor (below).  It is lifted once available memory is
+ *    above twice the reserve.  On by default (10%).
  *
- *  - Direct reclaim.  Available memory counts the page cache: a lender
- *    living on its page cache looks well off until reclaim of it fails
- *    to keep up with its own allocations.  So a
- *    second shrinker counts the foreign swap pages, to direct reclaim
- *    only (a task that had to reclaim for itself: PF_MEMALLOC without
- *    PF_KSWAPD; kswapd and drop_caches are not asked).  The VM asks a
- *    shrinker for a share of its objects that doubles with each step of
- *    reclaim priority; this one is called only when asked for all of
- *    them at once, that is when reclaim has gone down to scanning a
- *    quarter or more of the LRU lists for the 32 pages it wants.  Then,
- *    if ephemeral pages do not cover the request, the shrinker lowers
- *    the limit to what is held (PUTs are refused from that moment) and
- *    flags the ask; it does nothing else (any reclaim context: no frame,
- *    no allocation).  The next tick lowers the limit by a quarter of what
- *    is held, once per tick that finds a new ask, so recalls follow; the
- *    limit is lifted lender_reclaim_quiet_ms after the last ask.  The
- *    floor holds here too: in the peers3 session direct reclaim asked
- *    on every node (26 to 36 ticks each), and without a floor node 3
- *    never placed a page.
+ *  - Direct reclaim, off by default (lender_reclaim_quiet_ms=0).
+ *    Available memory counts the page cache: a lender living on its page
+ *    cache looks well off until reclaim of it fails to keep up with its
+ *    own allocations.  So a second shrinker counts the foreign swap pages
+ *    above the floor, to reclaim by a task for itself only (PF_MEMALLOC
+ *    without PF_KSWAPD: direct, proactive, node and hibernation reclaim;
+ *    not kswapd nor drop_caches).  The VM asks a shrinker for a share of
+ *    its objects that doubles with each step of reclaim priority, and
+ *    this one (batch LONG_MAX) is scanned only when the ask, deferred
+ *    work included, reaches all of them: deep reclaim.  Then, if
+ *    ephemeral pages do not cover it, the shrinker freezes the limit at
+ *    what is held (PUTs are refused from that moment) and flags the ask;
+ *    nothing else (any reclaim context: no frame, no allocation).  The
+ *    next tick lowers the limit by a quarter of what is held, not below
+ *    the floor, once per tick that finds a new ask, so recalls follow;
+ *    the limit is lifted lender_reclaim_quiet_ms after the last ask.  In
+ *    the sessions it never protected a lender the reserve did not, and
+ *    in peers3 it asked on every node at once: hence off by default.
  *
  * In a symmetric cluster every node can be short at once (the peers3
  * session): with a bare reserve every node would refuse every other, and
  * a node short from the start would never place a page anywhere.  The
  * policy: squeezing is fine, pages refused or recalled go to their
- * owner's local pool or swap device, nothing is lost; but a squeezed
- * lender keeps lending up to a floor of half the reserve
- * in pages (at most 5% of RAM at the default, less once compressed),
- * offered to its owners in equal shares, so that every short node can
- * still place some pages, whichever signal squeezes.
+ * owner's local pool or swap device, nothing is lost; but a mildly
+ * squeezed lender keeps lending up to a floor of half the reserve in
+ * pages, at most a quarter of its capacity, and offers the room left in
+ * equal shares to its owners, so that a short node can still place some
+ * pages.  (Recalls stay in proportion to what each owner holds: an owner
+ * that filled the floor first keeps its pages.)  Under half the reserve
+ * there is no floor: the lender's own processes come first.
  *
  * The handlers run on each owner's link thread, so the frames of one
  * owner are handled in order; the store is shared by all owners.
@@ -151,7 +152,9 @@ static struct ramster_foreign *ramster_lender_store;
  * @asked_at: jiffies of the last ask
  *
  * The store's limit is the lower of the two (see the top of the file).
- * The limits are written under @lock and read without it.
+ * The limits are written under @lock and read without it.  Lock order:
+ * a link's services_rwsem (read, the tick) -> @lock -> the store's lock
+ * (ramster_foreign_set_limit()); the shrinkers take only the store's.
  */
 struct ramster_lender_guard {
 	struct mutex lock;		/* see above */
@@ -468,11 +471,19 @@ static void ramster_lender_send_recall(u8 node)
 	}
 }
 
-/* A squeezed lender still lends this much (see the top of the file). */
+/* The capacity configured (ramster_lender_set_capacity()), in pages. */
+static u64 ramster_lender_capacity;
+
+/*
+ * A mildly squeezed lender still lends this much (see the top of the
+ * file): half the reserve, but at most a quarter of the capacity, so that
+ * the floor never stands in for the capacity and turns protection off.
+ */
 static u64 ramster_lender_floor(void)
 {
-	return mult_frac(totalram_pages(), READ_ONCE(lender_reserve_percent),
-			 100) / 2;
+	return min_t(u64, mult_frac(totalram_pages(),
+				    READ_ONCE(lender_reserve_percent), 100) / 2,
+		     READ_ONCE(ramster_lender_capacity) / 4);
 }
 
 static bool ramster_lender_squeezed(void)
@@ -495,7 +506,8 @@ static void ramster_lender_reclaim_check(struct ramster_lender_guard *g)
 		total = ramster_foreign_total(ramster_lender_store);
 		limit = min(g->reclaim_limit,
 			    total - DIV_ROUND_UP_ULL(total, 4));
-		limit = max(limit, ramster_lender_floor());
+		/* Never grows here: direct reclaim is deep already. */
+		limit = max(limit, min(ramster_lender_floor(), total));
 		if (g->reclaim_limit == U64_MAX)
 			pr_info("direct reclaim asks for the foreign pages: refusing PUTs, recalling (%llu held)\n",
 				total);
@@ -511,11 +523,13 @@ static void ramster_lender_reclaim_check(struct ramster_lender_guard *g)
 
 /*
  * Free pages an ordinary allocation will not get: the high-order atomic
- * reserve.  The allocator's OOM check (should_reclaim_retry()) takes it
- * off the free pages, si_mem_available() does not: in the cleanremote
- * session node 1 (64 MiB) was OOM-killed with 8 MiB of it reserved, and
- * its available memory read above lender_reserve_percent.  (The
- * watermark boost that check adds is transient: left to the 2x marks.)
+ * reserve, at most the zone's free pages (nr_reserved_highatomic is the
+ * size of the reserved pageblocks, used or not).  The allocator's
+ * watermark checks take it off the free pages, si_mem_available() does
+ * not: in the cleanremote session node 1 (64 MiB) was OOM-killed with
+ * 8 MiB of it reserved, and its available memory read above
+ * lender_reserve_percent.  (The watermark boost those checks add is
+ * transient: left to the 2x marks.)
  */
 static unsigned long ramster_lender_unavailable_free(void)
 {
@@ -527,7 +541,8 @@ static unsigned long ramster_lender_unavailable_free(void)
 		for (i = 0; i < MAX_NR_ZONES; i++) {
 			zone = &NODE_DATA(nid)->node_zones[i];
 			if (populated_zone(zone))
-				n += READ_ONCE(zone->nr_reserved_highatomic);
+				n += min(READ_ONCE(zone->nr_reserved_highatomic),
+					 zone_page_state(zone, NR_FREE_PAGES));
 		}
 	}
 	return n;
@@ -560,9 +575,14 @@ static void ramster_lender_reserve_check(struct ramster_lender_guard *g)
 	short_pages = div64_u64(((u64)reserve - max(avail, 0L)) * PAGE_SIZE,
 				per_page);
 	limit = total > short_pages ? total - short_pages : 0;
-	/* The floor: every short node of a cluster can still place pages. */
-	limit = max(limit, ramster_lender_floor());
-	if (g->reserve_limit == U64_MAX)
+	/*
+	 * The floor, while only mildly short (above half the reserve): every
+	 * short node of a cluster can still place pages.  Deeper, the
+	 * lender's own processes come first: down to what the shortfall asks.
+	 */
+	if (avail >= (long)reserve / 2)
+		limit = max(limit, ramster_lender_floor());
+	if (g->reserve_limit == U64_MAX && total)
 		pr_info("available memory under lender_reserve_percent: recalling foreign pages (%llu held)\n",
 			total);
 	WRITE_ONCE(g->reserve_limit, min(g->reserve_limit, limit));
@@ -580,14 +600,17 @@ static void ramster_lender_protect(void)
 	bool was;
 	u64 limit;
 
-	if (!mutex_trylock(&g->lock))
+	/* A node nobody may store on lends nothing: nothing to protect. */
+	if (bitmap_empty(ramster_lender_owners, RAMSTER_MAX_NODES) ||
+	    !mutex_trylock(&g->lock))
 		return;
 	was = ramster_lender_squeezed();
 	ramster_lender_reclaim_check(g);
 	ramster_lender_reserve_check(g);
 	limit = min(g->reserve_limit, g->reclaim_limit);
 	ramster_foreign_set_limit(ramster_lender_store, limit);
-	if (limit != U64_MAX && !was)
+	if (limit != U64_MAX && !was &&
+	    ramster_foreign_total(ramster_lender_store))
 		ramster_stat_inc(RAMSTER_STAT_LENDER_SQUEEZES);
 	else if (limit == U64_MAX && was)
 		pr_info("memory available again: lending resumes\n");
@@ -639,6 +662,7 @@ static struct ramster_service ramster_lender_service = {
  *********************************/
 void ramster_lender_set_capacity(u64 pages)
 {
+	WRITE_ONCE(ramster_lender_capacity, pages);
 	ramster_foreign_set_capacity(ramster_lender_store, pages);
 }
 
@@ -678,7 +702,11 @@ static struct shrinker ramster_lender_shrinker = {
 	.seeks = DEFAULT_SEEKS,
 };
 
-/* Reclaim by a task for its own allocation (see the top of the file). */
+/*
+ * Reclaim by a task for its own allocation (see the top of the file).
+ * Also true of proactive reclaim (memory.reclaim), hibernation's
+ * shrink_all_memory() and node reclaim: they too mean memory is wanted.
+ */
 static bool ramster_lender_direct_reclaim(void)
 {
 	return (current->flags & (PF_MEMALLOC | PF_KSWAPD)) == PF_MEMALLOC;
@@ -687,10 +715,14 @@ static bool ramster_lender_direct_reclaim(void)
 static unsigned long ramster_lender_pressure_count(struct shrinker *shrinker,
 						   struct shrink_control *sc)
 {
+	u64 total = ramster_foreign_total(ramster_lender_store);
+
+	/* At or under the floor there is nothing the owners should take. */
 	if (!READ_ONCE(lender_reclaim_quiet_ms) ||
-	    !ramster_lender_direct_reclaim())
+	    !ramster_lender_direct_reclaim() ||
+	    total <= ramster_lender_floor())
 		return 0;
-	return ramster_foreign_total(ramster_lender_store);
+	return total;
 }
 
 /*
@@ -704,12 +736,14 @@ static unsigned long ramster_lender_pressure_scan(struct shrinker *shrinker,
 	struct ramster_lender_guard *g = &ramster_lender_guard;
 	unsigned long dropped;
 
+	if (!READ_ONCE(lender_reclaim_quiet_ms))
+		return SHRINK_STOP;
 	dropped = ramster_foreign_shrink(ramster_lender_store, sc->nr_to_scan);
 	if (dropped >= sc->nr_to_scan)
 		return dropped;
+	/* Frozen at what is held: the store never grows under reclaim. */
 	ramster_foreign_lower_limit(ramster_lender_store,
-				    max(ramster_foreign_total(ramster_lender_store),
-					ramster_lender_floor()));
+				    ramster_foreign_total(ramster_lender_store));
 	WRITE_ONCE(g->asked_at, jiffies);
 	atomic_set(&g->asked, 1);
 	return dropped ?: SHRINK_STOP;

@@ -202,8 +202,9 @@ lender_drops_under_pressure() {
 	# pages (24 MiB of its 64, sized for the swap sessions): on top of
 	# node 1's own clean pool and page cache, its re-read was OOM-killed
 	# in CI with a 10% lender reserve never crossed (its file pages and
-	# reserved free pages count as available).  Node 1's defaults must
-	# protect it: direct reclaim asking for its foreign pages squeezes it.
+	# reserved free pages counted as available).  Node 1's defaults must
+	# protect it now: the reserve, less the high-order atomic reserve's
+	# free pages, squeezes it, and it recalls.
 	load_bg 2 $((mem2 * 3 / 2)) 5
 	pass pressure1 forward
 	pass pressure2 shuffled
@@ -213,6 +214,8 @@ lender_drops_under_pressure() {
 	drop0=$(($(n 2 foreign_ephemeral_dropped) - drop0))
 	[ "$drop0" -gt 0 ] ||
 		problem "node 2 dropped no ephemeral page under a workload of $((mem2 * 3 / 2)) MiB (foreign_ephemeral_pages $(shown 2 foreign_ephemeral_pages))"
+	[ "$(($(n 1 lender_squeezes) - sq0))" -gt 0 ] ||
+		problem "node 1 ($(shown 1 foreign_pages) foreign pages now) was never squeezed under its own re-read: nothing protected it"
 	"$CLUSTER" stat > "$RAMSTER_CLUSTER_DIR/stat-pressure.txt" 2>&1 || true
 	FIGURES="node 2 held $peak, dropped $drop0 under a ${mem2}x1.5 MiB workload (0 bad); node 1: $(($(n 1 clean_remote_gets) - gets0)) remote gets, $(($(n 1 clean_remote_get_misses) - miss0)) remote get misses (read from disk), 0 bad; node 1 as lender: squeezes +$(($(n 1 lender_squeezes) - sq0)), reclaim asks +$(($(n 1 lender_reclaim_asks) - asks0)), recalls sent +$(($(n 1 recalls_sent) - rec0)), foreign pages now $(shown 1 foreign_pages)"
 }
