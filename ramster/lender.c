@@ -30,9 +30,8 @@
  *    every tick (on a node that has owners): below
  *    lender_reserve_percent of RAM, the limit is what the store holds
  *    less what the shortfall is worth in foreign pages (at their average
- *    compressed size); while available memory is above half the reserve,
- *    not below the floor (below).  It is lifted once available memory is
- *    above twice the reserve.  On by default (10%).
+ *    compressed size), not below the floor (below).  It is lifted once
+ *    available memory is above twice the reserve.  On by default (10%).
  *
  *  - Direct reclaim, off by default (lender_reclaim_quiet_ms=0).
  *    Available memory counts the page cache: a lender living on its page
@@ -57,13 +56,13 @@
  * session): with a bare reserve every node would refuse every other, and
  * a node short from the start would never place a page anywhere.  The
  * policy: squeezing is fine, pages refused or recalled go to their
- * owner's local pool or swap device, nothing is lost; but a mildly
- * squeezed lender keeps lending up to a floor of half the reserve in
- * pages, at most a quarter of its capacity, and offers the room left in
- * equal shares to its owners, so that a short node can still place some
- * pages.  (Recalls stay in proportion to what each owner holds: an owner
- * that filled the floor first keeps its pages.)  Under half the reserve
- * there is no floor: the lender's own processes come first.
+ * owner's local pool or swap device, nothing is lost; but a squeezed
+ * lender keeps lending up to a floor of half the reserve in pages, at
+ * most a quarter of its capacity, and offers the room left in equal
+ * shares to its owners, so that a short node can still place some pages.
+ * (Recalls stay in proportion to what each owner holds: an owner that
+ * filled the floor first keeps its pages.)  Deep reclaim (the shrinker)
+ * never lets the store grow, floor or not.
  *
  * The handlers run on each owner's link thread, so the frames of one
  * owner are handled in order; the store is shared by all owners.
@@ -576,12 +575,12 @@ static void ramster_lender_reserve_check(struct ramster_lender_guard *g)
 				per_page);
 	limit = total > short_pages ? total - short_pages : 0;
 	/*
-	 * The floor, while only mildly short (above half the reserve): every
-	 * short node of a cluster can still place pages.  Deeper, the
-	 * lender's own processes come first: down to what the shortfall asks.
+	 * The floor: every short node of a cluster can still place pages
+	 * (peers3: without it, none did).  It is bounded (half the reserve,
+	 * a quarter of the capacity): what a lender keeps of its generosity
+	 * when short, never more.
 	 */
-	if (avail >= (long)reserve / 2)
-		limit = max(limit, ramster_lender_floor());
+	limit = max(limit, ramster_lender_floor());
 	if (g->reserve_limit == U64_MAX && total)
 		pr_info("available memory under lender_reserve_percent: recalling foreign pages (%llu held)\n",
 			total);
