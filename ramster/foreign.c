@@ -101,6 +101,8 @@ struct ramster_foreign_page {
  * @ephemeral: ephemeral pages held
  * @ephemeral_lru: ephemeral pages, oldest first
  * @capacity: most pages it takes
+ * @limit: most pages it takes for now, U64_MAX for none (the lender short
+ *	of memory); written under @lock, read without
  * @closed: takes no page, offers no room, recalls all (leaving)
  * @pool: the data
  * @cache: the struct ramster_foreign_page of each page
@@ -602,9 +604,29 @@ EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_set_capacity);
  */
 void ramster_foreign_set_limit(struct ramster_foreign *fs, u64 pages)
 {
+	spin_lock(&fs->lock);
 	WRITE_ONCE(fs->limit, pages);
+	spin_unlock(&fs->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_set_limit);
+
+/**
+ * ramster_foreign_lower_limit - hold at most this many pages, if fewer
+ * @fs: the store
+ * @pages: the limit wanted
+ *
+ * Only ever lowers the limit (ramster_foreign_set_limit() sets it): for a
+ * shrinker, which may run while a tick sets it.  Neither sleeps nor
+ * allocates.
+ */
+void ramster_foreign_lower_limit(struct ramster_foreign *fs, u64 pages)
+{
+	spin_lock(&fs->lock);
+	if (pages < fs->limit)
+		WRITE_ONCE(fs->limit, pages);
+	spin_unlock(&fs->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_lower_limit);
 
 /* Leaving: take no page, offer no room, recall every page. */
 void ramster_foreign_set_closed(struct ramster_foreign *fs, bool closed)
@@ -644,6 +666,33 @@ u64 ramster_foreign_room(struct ramster_foreign *fs, unsigned int high,
 	return mark > total ? mark - total : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_room);
+
+/**
+ * ramster_foreign_owner_room - the room one owner of several may take
+ * @fs: the store
+ * @node: the owner
+ * @high: the high mark, in percent of the capacity
+ * @low: the low mark
+ * @owners: how many owners share the room evenly
+ *
+ * For a lender short of memory (lender.c): what the store still takes
+ * goes to every owner in equal shares, so that one owner cannot fill it
+ * before another could place a page.
+ *
+ * Return: pages, at most ramster_foreign_room().
+ */
+u64 ramster_foreign_owner_room(struct ramster_foreign *fs, u8 node,
+			       unsigned int high, unsigned int low,
+			       unsigned int owners)
+{
+	u64 room = ramster_foreign_room(fs, high, low);
+	u64 share = div_u64(ramster_foreign_mark(fs, min(low, high)),
+			    max(owners, 1U));
+	u64 held = READ_ONCE(fs->count[node]);
+
+	return min(room, share > held ? share - held : 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_foreign_owner_room);
 
 /**
  * ramster_foreign_recall_keep - should an owner take pages back?

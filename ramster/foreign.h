@@ -18,6 +18,7 @@ struct ramster_foreign *ramster_foreign_create(const char *name);
 void ramster_foreign_destroy(struct ramster_foreign *fs);
 void ramster_foreign_set_capacity(struct ramster_foreign *fs, u64 pages);
 void ramster_foreign_set_limit(struct ramster_foreign *fs, u64 pages);
+void ramster_foreign_lower_limit(struct ramster_foreign *fs, u64 pages);
 void ramster_foreign_set_closed(struct ramster_foreign *fs, bool closed);
 u32 ramster_foreign_put(struct ramster_foreign *fs, u8 node,
 			const struct ramster_wire_page *page);
@@ -34,6 +35,9 @@ unsigned long ramster_foreign_drop(struct ramster_foreign *fs, u8 node,
 				   u16 type);
 u64 ramster_foreign_room(struct ramster_foreign *fs, unsigned int high,
 			 unsigned int low);
+u64 ramster_foreign_owner_room(struct ramster_foreign *fs, u8 node,
+			       unsigned int high, unsigned int low,
+			       unsigned int owners);
 u64 ramster_foreign_recall_keep(struct ramster_foreign *fs, u8 node,
 				unsigned int high, unsigned int low);
 u64 ramster_foreign_total(struct ramster_foreign *fs);

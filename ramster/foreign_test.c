@@ -288,6 +288,30 @@ static void a_limit_stands_in_for_the_capacity(struct kunit *test)
 	ramster_foreign_destroy(fs);
 }
 
+/* A shrinker only ever lowers the limit; a squeezed lender shares room. */
+static void lower_limit_and_owner_room(struct kunit *test)
+{
+	struct ramster_foreign *fs = new_store(test, 12);
+	int i;
+
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, put(fs, 1, 0, i, 1, 1), RAMSTER_ST_OK);
+	ramster_foreign_lower_limit(fs, 8);
+	ramster_foreign_lower_limit(fs, 10);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_room(fs, 100, 100), 6);
+	/* Two owners: 4 pages each; node 1 has 2 of its 4, node 2 none. */
+	KUNIT_EXPECT_EQ(test, ramster_foreign_owner_room(fs, 1, 100, 100, 2), 2);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_owner_room(fs, 2, 100, 100, 2), 4);
+	/* Frozen at what is held: no room for anyone, nothing taken. */
+	ramster_foreign_lower_limit(fs, ramster_foreign_total(fs));
+	KUNIT_EXPECT_EQ(test, ramster_foreign_owner_room(fs, 2, 100, 100, 2), 0);
+	KUNIT_EXPECT_EQ(test, put(fs, 2, 0, 0, 1, 1), RAMSTER_ST_FULL);
+	KUNIT_EXPECT_EQ(test, ramster_foreign_total(fs), 2);
+	ramster_foreign_set_limit(fs, U64_MAX);
+	KUNIT_EXPECT_EQ(test, put(fs, 2, 0, 0, 1, 1), RAMSTER_ST_OK);
+	ramster_foreign_destroy(fs);
+}
+
 #define EPH	RAMSTER_WIRE_EPHEMERAL_TYPE
 
 /* Ephemeral pages give way to swap pages, oldest first, and are apart. */
@@ -375,6 +399,7 @@ static struct kunit_case ramster_foreign_cases[] = {
 	KUNIT_CASE(full_and_closed_refuse),
 	KUNIT_CASE(room_and_recall_follow_the_marks),
 	KUNIT_CASE(a_limit_stands_in_for_the_capacity),
+	KUNIT_CASE(lower_limit_and_owner_room),
 	KUNIT_CASE(ephemeral_pages_give_way),
 	KUNIT_CASE(ephemeral_pages_are_an_lru),
 	KUNIT_CASE(shrink_drops_only_ephemeral_pages),

@@ -16,17 +16,53 @@
  * restarts (a new instance), what it stored here is nobody's: dropped.
  *
  * A lender is not protected from its own generosity by the capacity
- * alone: its own processes may need the memory later.  Every tick it
- * looks at its available memory (si_mem_available()); below
- * lender_reserve_percent of RAM it limits the store to what it holds
- * less what the shortfall is worth in foreign pages (at their average
- * compressed size), so it offers no room, refuses PUTs (FULL) and recalls
- * pages from their owners until it is back above the reserve.  The limit
- * is lifted once available memory is above twice the reserve.  Foreign
- * swap pages are never dropped to make room: they are the only copy their
- * owner may have.  Ephemeral pages (clean page cache pages, which their
- * owner can read again from its disk) are: the oldest go first when
- * squeezed, and under any memory pressure through a shrinker.
+ * alone: its own processes may need the memory later.  Two signals
+ * squeeze it; a squeezed lender limits the store below what it holds, so
+ * it offers no room, refuses PUTs (FULL) and recalls pages from their
+ * owners.  Foreign swap pages are never dropped to make room: they are
+ * the only copy their owner may have.  Ephemeral pages (clean page cache
+ * pages, which their owner can read again from its disk) are: the oldest
+ * go first when squeezed, and under any memory pressure through a
+ * shrinker.
+ *
+ *  - Available memory (si_mem_available(), less the free pages of the
+ *    high-order atomic reserve, which ordinary allocations do not get),
+ *    every tick (on a node that has owners): below
+ *    lender_reserve_percent of RAM, the limit is what the store holds
+ *    less what the shortfall is worth in foreign pages (at their average
+ *    compressed size), not below the floor (below).  It is lifted once
+ *    available memory is above twice the reserve.  On by default (10%).
+ *
+ *  - Direct reclaim, off by default (lender_reclaim_quiet_ms=0).
+ *    Available memory counts the page cache: a lender living on its page
+ *    cache looks well off until reclaim of it fails to keep up with its
+ *    own allocations.  So a second shrinker counts the foreign swap pages
+ *    above the floor, to reclaim by a task for itself only (PF_MEMALLOC
+ *    without PF_KSWAPD: direct, proactive, node and hibernation reclaim;
+ *    not kswapd nor drop_caches).  The VM asks a shrinker for a share of
+ *    its objects that doubles with each step of reclaim priority, and
+ *    this one (batch LONG_MAX) is scanned only when the ask, deferred
+ *    work included, reaches all of them: deep reclaim.  Then, if
+ *    ephemeral pages do not cover it, the shrinker freezes the limit at
+ *    what is held (PUTs are refused from that moment) and flags the ask;
+ *    nothing else (any reclaim context: no frame, no allocation).  The
+ *    next tick lowers the limit by a quarter of what is held, not below
+ *    the floor, once per tick that finds a new ask, so recalls follow;
+ *    the limit is lifted lender_reclaim_quiet_ms after the last ask.  In
+ *    the sessions it never protected a lender the reserve did not, and
+ *    in peers3 it asked on every node at once: hence off by default.
+ *
+ * In a symmetric cluster every node can be short at once (the peers3
+ * session): with a bare reserve every node would refuse every other, and
+ * a node short from the start would never place a page anywhere.  The
+ * policy: squeezing is fine, pages refused or recalled go to their
+ * owner's local pool or swap device, nothing is lost; but a squeezed
+ * lender keeps lending up to a floor of half the reserve in pages, at
+ * most a quarter of its capacity, and offers the room left in equal
+ * shares to its owners, so that a short node can still place some pages.
+ * (Recalls stay in proportion to what each owner holds: an owner that
+ * filled the floor first keeps its pages.)  Deep reclaim (the shrinker)
+ * never lets the store grow, floor or not.
  *
  * The handlers run on each owner's link thread, so the frames of one
  * owner are handled in order; the store is shared by all owners.
@@ -35,8 +71,12 @@
 
 #include <linux/bitmap.h>
 #include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/nodemask.h>
 #include <linux/debugfs.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/shrinker.h>
 
@@ -58,18 +98,31 @@ MODULE_PARM_DESC(foreign_low_percent,
 		 "... down to this percent of it, where advertised room ends too (default 100)");
 
 /*
- * Off by default for now: when every node of a symmetric cluster is short
- * at once (the peers3 session), a reserve stops all lending; its default
- * wants a policy for that case first.
+ * On by default: 10% of RAM is what a lender with workloads of its own
+ * needs to see coming before reclaim does (the faults session's lender
+ * recalls at it and is not OOM-killed), and in a symmetric cluster the
+ * floor keeps every node lending a little (see the top of the file).
  */
-static unsigned int lender_reserve_percent;
+static unsigned int lender_reserve_percent = 10;
 static struct ramster_uint_range lender_reserve_percent_range = {
 	&lender_reserve_percent, 0, 90
 };
 module_param_cb(lender_reserve_percent, &ramster_uint_range_ops,
 		&lender_reserve_percent_range, 0644);
 MODULE_PARM_DESC(lender_reserve_percent,
-		 "below this much available memory (percent of RAM) a lender recalls its foreign pages; 0: never (default 0)");
+		 "below this much available memory (percent of RAM) a lender recalls its foreign pages down to half the reserve; 0: never (default 10)");
+
+/*
+ * Off by default: in the sessions it never protected a lender the reserve
+ * did not (cleanremote: 0 asks), and in a symmetric cluster under
+ * pressure (peers3) it asked on every node at once, cutting what the
+ * cluster placed remotely about six-fold.  For lenders whose own work
+ * lives on page cache that reclaim cannot keep up with.
+ */
+static unsigned int lender_reclaim_quiet_ms;
+module_param(lender_reclaim_quiet_ms, uint, 0644);
+MODULE_PARM_DESC(lender_reclaim_quiet_ms,
+		 "a lender that direct reclaim asked for its foreign pages lends again this long after the last ask; 0: reclaim never squeezes it (default 0)");
 
 /*
  * Fault injection, for the tests only (tests/cluster/reconcile.sh): the
@@ -84,8 +137,39 @@ MODULE_PARM_DESC(fault_drop_put_reply,
 		 "tests only: store the next N PUTs, then close the link instead of answering (default 0)");
 
 static struct ramster_foreign *ramster_lender_store;
-/* Under its reserve: the store is limited (see the top of the file). */
-static bool ramster_lender_squeezed;
+
+/**
+ * struct ramster_lender_guard - what keeps a lender from its generosity
+ * @lock: the tick that holds it updates the limits (another tick skips:
+ *	it would compute the same)
+ * @reserve_limit: the store's limit for being under lender_reserve_percent,
+ *	U64_MAX when above twice it
+ * @reclaim_limit: the store's limit for direct reclaim having asked for the
+ *	foreign pages, U64_MAX once lender_reclaim_quiet_ms passed
+ * @asked: set by the shrinker when direct reclaim asked; the next tick
+ *	takes it
+ * @asked_at: jiffies of the last ask
+ *
+ * The store's limit is the lower of the two (see the top of the file).
+ * The limits are written under @lock and read without it.  Lock order:
+ * a link's services_rwsem (read, the tick) -> @lock -> the store's lock
+ * (ramster_foreign_set_limit()); the shrinkers take only the store's.
+ */
+struct ramster_lender_guard {
+	struct mutex lock;		/* see above */
+	u64 reserve_limit;
+	u64 reclaim_limit;
+	atomic_t asked;
+	unsigned long asked_at;
+};
+
+static struct ramster_lender_guard ramster_lender_guard = {
+	.lock = __MUTEX_INITIALIZER(ramster_lender_guard.lock),
+	.reserve_limit = U64_MAX,
+	.reclaim_limit = U64_MAX,
+	.asked = ATOMIC_INIT(0),
+};
+
 /* Owners: nodes that may store here (set at attach, before any frame). */
 static DECLARE_BITMAP(ramster_lender_owners, RAMSTER_MAX_NODES);
 /* Nodes whose peers/<num>/ file exists (a failed start attaches again). */
@@ -386,24 +470,94 @@ static void ramster_lender_send_recall(u8 node)
 	}
 }
 
+/* The capacity configured (ramster_lender_set_capacity()), in pages. */
+static u64 ramster_lender_capacity;
+
 /*
- * Protect this node from its own generosity (see the top of the file).
- * Every owner's tick calls it: the ticks of all links are serialised by
- * nothing, and each computes the same limit from the same figures.
+ * A mildly squeezed lender still lends this much (see the top of the
+ * file): half the reserve, but at most a quarter of the capacity, so that
+ * the floor never stands in for the capacity and turns protection off.
  */
-static void ramster_lender_protect(void)
+static u64 ramster_lender_floor(void)
+{
+	return min_t(u64, mult_frac(totalram_pages(),
+				    READ_ONCE(lender_reserve_percent), 100) / 2,
+		     READ_ONCE(ramster_lender_capacity) / 4);
+}
+
+static bool ramster_lender_squeezed(void)
+{
+	return READ_ONCE(ramster_lender_guard.reserve_limit) != U64_MAX ||
+	       READ_ONCE(ramster_lender_guard.reclaim_limit) != U64_MAX;
+}
+
+/*
+ * Direct reclaim asked for the foreign pages since the last tick: a
+ * quarter of what is held goes.  Quiet for lender_reclaim_quiet_ms: the
+ * limit is lifted.
+ */
+static void ramster_lender_reclaim_check(struct ramster_lender_guard *g)
+{
+	unsigned int quiet = READ_ONCE(lender_reclaim_quiet_ms);
+	u64 total, limit;
+
+	if (atomic_xchg(&g->asked, 0) && quiet) {
+		total = ramster_foreign_total(ramster_lender_store);
+		limit = min(g->reclaim_limit,
+			    total - DIV_ROUND_UP_ULL(total, 4));
+		/* Never grows here: direct reclaim is deep already. */
+		limit = max(limit, min(ramster_lender_floor(), total));
+		if (g->reclaim_limit == U64_MAX)
+			pr_info("direct reclaim asks for the foreign pages: refusing PUTs, recalling (%llu held)\n",
+				total);
+		WRITE_ONCE(g->reclaim_limit, limit);
+		ramster_stat_inc(RAMSTER_STAT_LENDER_RECLAIM_ASKS);
+		return;
+	}
+	if (g->reclaim_limit != U64_MAX &&
+	    (!quiet || time_after(jiffies, READ_ONCE(g->asked_at) +
+					   msecs_to_jiffies(quiet))))
+		WRITE_ONCE(g->reclaim_limit, U64_MAX);
+}
+
+/*
+ * Free pages an ordinary allocation will not get: the high-order atomic
+ * reserve, at most the zone's free pages (nr_reserved_highatomic is the
+ * size of the reserved pageblocks, used or not).  The allocator's
+ * watermark checks take it off the free pages, si_mem_available() does
+ * not: in the cleanremote session node 1 (64 MiB) was OOM-killed with
+ * 8 MiB of it reserved, and its available memory read above
+ * lender_reserve_percent.  (The watermark boost those checks add is
+ * transient: left to the 2x marks.)
+ */
+static unsigned long ramster_lender_unavailable_free(void)
+{
+	unsigned long n = 0;
+	struct zone *zone;
+	int nid, i;
+
+	for_each_online_node(nid) {
+		for (i = 0; i < MAX_NR_ZONES; i++) {
+			zone = &NODE_DATA(nid)->node_zones[i];
+			if (populated_zone(zone))
+				n += min(READ_ONCE(zone->nr_reserved_highatomic),
+					 zone_page_state(zone, NR_FREE_PAGES));
+		}
+	}
+	return n;
+}
+
+/* Below lender_reserve_percent of available memory (see the top). */
+static void ramster_lender_reserve_check(struct ramster_lender_guard *g)
 {
 	unsigned long reserve = mult_frac(totalram_pages(),
 					  READ_ONCE(lender_reserve_percent), 100);
-	long avail = si_mem_available();
-	u64 total, bytes, short_pages, per_page;
+	long avail = si_mem_available() -
+		     (long)ramster_lender_unavailable_free();
+	u64 total, bytes, short_pages, per_page, limit;
 
 	if (!reserve || avail > 2 * (long)reserve) {
-		if (READ_ONCE(ramster_lender_squeezed)) {
-			WRITE_ONCE(ramster_lender_squeezed, false);
-			ramster_foreign_set_limit(ramster_lender_store, U64_MAX);
-			pr_info("memory available again: lending resumes\n");
-		}
+		WRITE_ONCE(g->reserve_limit, U64_MAX);
 		return;
 	}
 	if (avail >= (long)reserve)
@@ -419,14 +573,60 @@ static void ramster_lender_protect(void)
 	per_page = total ? max_t(u64, div64_u64(bytes, total), 64) : PAGE_SIZE;
 	short_pages = div64_u64(((u64)reserve - max(avail, 0L)) * PAGE_SIZE,
 				per_page);
-	ramster_foreign_set_limit(ramster_lender_store,
-				  total > short_pages ? total - short_pages : 0);
-	if (!READ_ONCE(ramster_lender_squeezed)) {
-		WRITE_ONCE(ramster_lender_squeezed, true);
-		ramster_stat_inc(RAMSTER_STAT_LENDER_SQUEEZES);
+	limit = total > short_pages ? total - short_pages : 0;
+	/*
+	 * The floor: every short node of a cluster can still place pages
+	 * (peers3: without it, none did).  It is bounded (half the reserve,
+	 * a quarter of the capacity): what a lender keeps of its generosity
+	 * when short, never more.
+	 */
+	limit = max(limit, ramster_lender_floor());
+	if (g->reserve_limit == U64_MAX && total)
 		pr_info("available memory under lender_reserve_percent: recalling foreign pages (%llu held)\n",
 			total);
-	}
+	WRITE_ONCE(g->reserve_limit, min(g->reserve_limit, limit));
+}
+
+/*
+ * Protect this node from its own generosity (see the top of the file).
+ * Every owner's tick calls it; one at a time does the work.  A shrinker
+ * that lowers the store's limit between the two checks and the limit set
+ * here is undone for a tick at most: its ask is still flagged.
+ */
+static void ramster_lender_protect(void)
+{
+	struct ramster_lender_guard *g = &ramster_lender_guard;
+	bool was;
+	u64 limit;
+
+	/* A node nobody may store on lends nothing: nothing to protect. */
+	if (bitmap_empty(ramster_lender_owners, RAMSTER_MAX_NODES) ||
+	    !mutex_trylock(&g->lock))
+		return;
+	was = ramster_lender_squeezed();
+	ramster_lender_reclaim_check(g);
+	ramster_lender_reserve_check(g);
+	limit = min(g->reserve_limit, g->reclaim_limit);
+	ramster_foreign_set_limit(ramster_lender_store, limit);
+	if (limit != U64_MAX && !was &&
+	    ramster_foreign_total(ramster_lender_store))
+		ramster_stat_inc(RAMSTER_STAT_LENDER_SQUEEZES);
+	else if (limit == U64_MAX && was)
+		pr_info("memory available again: lending resumes\n");
+	mutex_unlock(&g->lock);
+}
+
+/* The room offered to @node: when squeezed, its share of what is left. */
+static u64 ramster_lender_room(u8 node)
+{
+	unsigned int high = READ_ONCE(foreign_high_percent);
+	unsigned int low = READ_ONCE(foreign_low_percent);
+
+	if (!ramster_lender_squeezed())
+		return ramster_foreign_room(ramster_lender_store, high, low);
+	return ramster_foreign_owner_room(ramster_lender_store, node, high, low,
+					  bitmap_weight(ramster_lender_owners,
+							RAMSTER_MAX_NODES));
 }
 
 /* The keepalive says what we would still take from it and what we hold. */
@@ -436,10 +636,7 @@ static void ramster_lender_tick(void *ctx, u8 node,
 	bool owner = test_bit(node, ramster_lender_owners);
 
 	ramster_lender_protect();
-	ka->free_pages = cpu_to_le64(owner ?
-		ramster_foreign_room(ramster_lender_store,
-				     READ_ONCE(foreign_high_percent),
-				     READ_ONCE(foreign_low_percent)) : 0);
+	ka->free_pages = cpu_to_le64(owner ? ramster_lender_room(node) : 0);
 	ka->held_pages = cpu_to_le64(ramster_foreign_held_for(ramster_lender_store,
 							      node));
 	if (owner)
@@ -464,6 +661,7 @@ static struct ramster_service ramster_lender_service = {
  *********************************/
 void ramster_lender_set_capacity(u64 pages)
 {
+	WRITE_ONCE(ramster_lender_capacity, pages);
 	ramster_foreign_set_capacity(ramster_lender_store, pages);
 }
 
@@ -503,6 +701,65 @@ static struct shrinker ramster_lender_shrinker = {
 	.seeks = DEFAULT_SEEKS,
 };
 
+/*
+ * Reclaim by a task for its own allocation (see the top of the file).
+ * Also true of proactive reclaim (memory.reclaim), hibernation's
+ * shrink_all_memory() and node reclaim: they too mean memory is wanted.
+ */
+static bool ramster_lender_direct_reclaim(void)
+{
+	return (current->flags & (PF_MEMALLOC | PF_KSWAPD)) == PF_MEMALLOC;
+}
+
+static unsigned long ramster_lender_pressure_count(struct shrinker *shrinker,
+						   struct shrink_control *sc)
+{
+	u64 total = ramster_foreign_total(ramster_lender_store);
+
+	/* At or under the floor there is nothing the owners should take. */
+	if (!READ_ONCE(lender_reclaim_quiet_ms) ||
+	    !ramster_lender_direct_reclaim() ||
+	    total <= ramster_lender_floor())
+		return 0;
+	return total;
+}
+
+/*
+ * Asked for every foreign swap page at once: ephemeral pages first; what
+ * they do not cover only the owners can free.  Any reclaim context: no
+ * frame is sent, nothing allocated; the tick does the rest.
+ */
+static unsigned long ramster_lender_pressure_scan(struct shrinker *shrinker,
+						  struct shrink_control *sc)
+{
+	struct ramster_lender_guard *g = &ramster_lender_guard;
+	unsigned long dropped;
+
+	if (!READ_ONCE(lender_reclaim_quiet_ms))
+		return SHRINK_STOP;
+	dropped = ramster_foreign_shrink(ramster_lender_store, sc->nr_to_scan);
+	if (dropped >= sc->nr_to_scan)
+		return dropped;
+	/* Frozen at what is held: the store never grows under reclaim. */
+	ramster_foreign_lower_limit(ramster_lender_store,
+				    ramster_foreign_total(ramster_lender_store));
+	WRITE_ONCE(g->asked_at, jiffies);
+	atomic_set(&g->asked, 1);
+	return dropped ?: SHRINK_STOP;
+}
+
+/*
+ * Direct reclaim's ask for the foreign swap pages.  With no batch to
+ * reach, the VM calls scan_objects only when it asks for at least all
+ * the objects counted (do_shrink_slab()).
+ */
+static struct shrinker ramster_lender_pressure_shrinker = {
+	.count_objects = ramster_lender_pressure_count,
+	.scan_objects = ramster_lender_pressure_scan,
+	.seeks = DEFAULT_SEEKS,
+	.batch = LONG_MAX,
+};
+
 int ramster_lender_init(void)
 {
 	int ret;
@@ -513,11 +770,17 @@ int ramster_lender_init(void)
 	ret = register_shrinker(&ramster_lender_shrinker, "ramster-foreign");
 	if (ret)
 		goto err_destroy;
-	ret = ramster_transport_register(&ramster_lender_service);
+	ret = register_shrinker(&ramster_lender_pressure_shrinker,
+				"ramster-lender-pressure");
 	if (ret)
 		goto err_unregister_shrinker;
+	ret = ramster_transport_register(&ramster_lender_service);
+	if (ret)
+		goto err_unregister_pressure;
 	return 0;
 
+err_unregister_pressure:
+	unregister_shrinker(&ramster_lender_pressure_shrinker);
 err_unregister_shrinker:
 	unregister_shrinker(&ramster_lender_shrinker);
 err_destroy:
@@ -533,6 +796,7 @@ err_destroy:
 void ramster_lender_exit(void)
 {
 	ramster_transport_unregister(&ramster_lender_service);
+	unregister_shrinker(&ramster_lender_pressure_shrinker);
 	unregister_shrinker(&ramster_lender_shrinker);
 	WARN_ON_ONCE(ramster_foreign_total(ramster_lender_store));
 	ramster_foreign_destroy(ramster_lender_store);

@@ -186,7 +186,7 @@ rewrite_coherent() {
 
 # Node 2 under its own memory pressure while node 1 re-reads.
 lender_drops_under_pressure() {
-	local drop0 miss0 gets0 mem2 bad2 peak
+	local drop0 miss0 gets0 mem2 bad2 peak sq0 asks0 rec0
 	evict1
 	within 30 ephemeral_above 0 ||
 		problem "node 2 held no ephemeral page before the pressure"
@@ -195,16 +195,16 @@ lender_drops_under_pressure() {
 	miss0=$(n 1 clean_remote_get_misses)
 	gets0=$(n 1 clean_remote_gets)
 	mem2=$(node_mem 2)
+	sq0=$(n 1 lender_squeezes)
+	asks0=$(n 1 lender_reclaim_asks)
+	rec0=$(n 1 recalls_sent)
 	# Node 2's workload swaps to node 1, up to its capacity of 6144 raw
 	# pages (24 MiB of its 64, sized for the swap sessions): on top of
 	# node 1's own clean pool and page cache, its re-read was OOM-killed
-	# in CI, with and without a 10% lender reserve (its file pages count
-	# as available).  Sized for this job: node 1 offers room up to a
-	# quarter of that capacity and recalls above 30%, and keeps the
-	# reserve.
-	set_param 1 foreign_low_percent 25
-	set_param 1 foreign_high_percent 30
-	set_param 1 lender_reserve_percent 10
+	# in CI with a 10% lender reserve never crossed (its file pages and
+	# reserved free pages counted as available).  Node 1's defaults must
+	# protect it now: the reserve, less the high-order atomic reserve's
+	# free pages, squeezes it, and it recalls.
 	load_bg 2 $((mem2 * 3 / 2)) 5
 	pass pressure1 forward
 	pass pressure2 shuffled
@@ -214,8 +214,10 @@ lender_drops_under_pressure() {
 	drop0=$(($(n 2 foreign_ephemeral_dropped) - drop0))
 	[ "$drop0" -gt 0 ] ||
 		problem "node 2 dropped no ephemeral page under a workload of $((mem2 * 3 / 2)) MiB (foreign_ephemeral_pages $(shown 2 foreign_ephemeral_pages))"
+	[ "$(($(n 1 lender_squeezes) - sq0))" -gt 0 ] ||
+		problem "node 1 ($(shown 1 foreign_pages) foreign pages now) was never squeezed under its own re-read: nothing protected it"
 	"$CLUSTER" stat > "$RAMSTER_CLUSTER_DIR/stat-pressure.txt" 2>&1 || true
-	FIGURES="node 2 held $peak, dropped $drop0 under a ${mem2}x1.5 MiB workload (0 bad); node 1: $(($(n 1 clean_remote_gets) - gets0)) remote gets, $(($(n 1 clean_remote_get_misses) - miss0)) remote get misses (read from disk), 0 bad"
+	FIGURES="node 2 held $peak, dropped $drop0 under a ${mem2}x1.5 MiB workload (0 bad); node 1: $(($(n 1 clean_remote_gets) - gets0)) remote gets, $(($(n 1 clean_remote_get_misses) - miss0)) remote get misses (read from disk), 0 bad; node 1 as lender: squeezes +$(($(n 1 lender_squeezes) - sq0)), reclaim asks +$(($(n 1 lender_reclaim_asks) - asks0)), recalls sent +$(($(n 1 recalls_sent) - rec0)), foreign pages now $(shown 1 foreign_pages)"
 }
 
 # unload NODE: ramster-cluster unload; its output in unload-NODE.txt.
