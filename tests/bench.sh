@@ -253,7 +253,7 @@ plot() {
 		set datafile missing '-'
 		set key top left
 		set grid
-		set xrange [*:*] reverse
+		set xrange [100:0]
 		set yrange [0:*]
 		plot $(IFS=,; echo "${lines[*]}")
 	EOF
