@@ -28,7 +28,11 @@
 # in a guest, the ratio of their pages/s.  Prints medians and ratios and
 # saves the table in build/bench/results.txt, and with gnuplot
 # build/bench/runtime.png (median runtime against the fraction in RAM, one
-# line per configuration).  A measurement, never a pass/fail test.
+# line per configuration).  BENCH_DILATE=1: the dilated mode, the disk
+# throttle (bytes/s and IOPS) divided by the factor for the swap part, so
+# that the disk looks to the emulated CPU as it would to a native one (run
+# once without and once with it for raw and dilated figures; the header
+# says which).  A measurement, never a pass/fail test.
 #
 # security: the cost of the cluster key (issue 11).  The pair of
 # tests/configs/pair-fuzz.conf booted three ways, RUNS interleaved rounds:
@@ -93,18 +97,23 @@ PAIR_CONF=$TOP/cluster-configs/pair.conf
 PAIR_CC_PERCENT=${BENCH_PAIR_CC_PERCENT:-5}
 DISK_MBPS=${BENCH_DISK_MBPS:-50}
 DISK_IOPS=${BENCH_DISK_IOPS:-5000}
+# The throttle in bytes/s: dilate() divides it (and DISK_IOPS) by the TCG
+# factor for the swap part when BENCH_DILATE=1.
+DISK_BPS=$((DISK_MBPS * 1000000))
+DILATE=${BENCH_DILATE:-0}
+DILATED=
 START=$(date +%s)
 
 disk_limits() {
 	[ "$DISK_MBPS" != 0 ] || return 0
-	echo ",throttling.bps-total=$((DISK_MBPS * 1000000)),throttling.iops-total=$DISK_IOPS"
+	echo ",throttling.bps-total=$DISK_BPS,throttling.iops-total=$DISK_IOPS"
 }
 
 disk_description() {
 	if [ "$DISK_MBPS" = 0 ]; then
 		echo "an unthrottled host file (the host's page cache)"
 	else
-		echo "a host file throttled to $DISK_MBPS MB/s and $DISK_IOPS IOPS"
+		echo "a host file throttled to $(awk -v b="$DISK_BPS" 'BEGIN { printf "%.1f", b / 1e6 }') MB/s and $DISK_IOPS IOPS$DILATED"
 	fi
 }
 
@@ -166,6 +175,28 @@ tcg_factor() {
 	TCG_FACTOR=$(ratio "$hp" "$gp")
 	printf '[bench %4ss] compression loop: host %s pages/s, guest %s pages/s: factor %s\n' \
 		"$(($(date +%s) - START))" "$hp" "$gp" "$TCG_FACTOR"
+}
+
+# dilate: with BENCH_DILATE=1 and a factor measured, the disk throttle
+# (bytes/s and IOPS) divided by the factor, so that the disk looks to the
+# emulated CPU as it would to a native one.  undilate puts it back.
+dilate() {
+	[ "$DILATE" = 1 ] && [ "$DISK_MBPS" != 0 ] || return 0
+	if [ "$TCG_FACTOR" = - ]; then
+		echo "bench: no TCG slowdown factor measured: not dilated" >&2
+		return 0
+	fi
+	DISK_BPS=$(awk -v b="$DISK_BPS" -v f="$TCG_FACTOR" 'BEGIN { print int(b / f) }')
+	DISK_IOPS=$(awk -v i="$DISK_IOPS" -v f="$TCG_FACTOR" 'BEGIN { v = int(i / f); print v < 1 ? 1 : v }')
+	DILATED=" (dilated: $DISK_MBPS MB/s and ${BENCH_DISK_IOPS:-5000} IOPS over the factor)"
+	printf '[bench %4ss] dilated: the disk throttled to %s bytes/s and %s IOPS\n' \
+		"$(($(date +%s) - START))" "$DISK_BPS" "$DISK_IOPS"
+}
+
+undilate() {
+	DISK_BPS=$((DISK_MBPS * 1000000))
+	DISK_IOPS=${BENCH_DISK_IOPS:-5000}
+	DILATED=
 }
 
 mix_description() {
@@ -487,6 +518,7 @@ bench_swap() {
 	mkdir -p "$OUT/logs"
 	: > "$OUT/raw.txt"
 	tcg_factor
+	dilate
 	echo "bench: $RUNS rounds x ${#CONFIGS[@]} configurations x working set in RAM: $FRACTIONS (%)"
 	for round in $(seq 1 "$RUNS"); do
 		for frac in $FRACTIONS; do
@@ -499,6 +531,7 @@ bench_swap() {
 	table | tee "$OUT/results.txt"
 	echo "bench: saved $OUT/results.txt (raw runs: $OUT/raw.txt)"
 	plot
+	undilate
 }
 
 main() {
