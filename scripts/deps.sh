@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Install the Debian packages the project needs; quiet when all are present.
+# gnuplot-nox: make bench's plots (build/bench/*.png).
 set -euo pipefail
 
 PACKAGES=(
 	linux-source-6.1 gcc make libc6-dev qemu-system-x86 iproute2
 	busybox-static flex bison bc libelf-dev libssl-dev cpio xz-utils
 	gzip ccache perl python3 shellcheck e2fsprogs util-linux tcpdump
+	gnuplot-nox
 )
 
 missing_packages() {

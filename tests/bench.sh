@@ -4,16 +4,35 @@
 # swap: the same workload, in the same guest shape, under
 #   disk      the patched kernel, no frontswap backend (plain disk swap)
 #   zswap     the patched kernel, zswap (lz4, zsmalloc)
+#   zram      the patched kernel, a zram swap device (lz4, disksize half
+#             the RAM) swapped on before the disk, so with the higher
+#             priority; the disk takes what does not fit
 #   ramster   the patched kernel, ramster's local tier (lz4, zsmalloc)
 #   vanilla   an unpatched 6.1 built from the same config fragment, disk
-# at 2x and 3x the guest's RAM, RUNS times each.  The swap disk is a host
-# file; without a limit it is really the host's page cache, faster than any
-# device, so it is throttled to BENCH_DISK_MBPS MB/s and BENCH_DISK_IOPS
-# (defaults 50 and 5000: a modest SSD, or swap over a network block
-# device); BENCH_DISK_MBPS=0 removes the limit.  Runs are interleaved
-# (every configuration once per round) so that the machine's noise spreads
-# over all of them.  Prints medians and ratios and saves the table in
-# build/bench/results.txt.  A measurement, never a pass/fail test.
+#             (left out, with a note, when build/kernel-vanilla is not
+#             built: make kernel-vanilla)
+# with the working set BENCH_FRACTIONS percent in RAM (default "75 50 33":
+# workloads of RAM / 0.75, RAM / 0.5 and RAM / 0.33 of the guest's
+# MemTotal, the method of the Infiniswap and Fastswap papers), RUNS times
+# each.  The pages are the workload's realistic mix (workload -X: 10% zero,
+# 12% random, the rest text-like, about 2.6x with lz4); BENCH_MIX=default
+# uses the workload's default mix (40% random) instead.  The swap disk is a
+# host file; without a limit it is really the host's page cache, faster
+# than any device, so it is throttled to BENCH_DISK_MBPS MB/s and
+# BENCH_DISK_IOPS (defaults 50 and 5000: a modest SSD, or swap over a
+# network block device); BENCH_DISK_MBPS=0 removes the limit.  Runs are
+# interleaved (every configuration once per round) so that the machine's
+# noise spreads over all of them.  First, the TCG slowdown factor: the
+# workload's compression loop (workload -Z, an LZ4-style compressor over
+# pages of the mix) for BENCH_COMPRESS_SECONDS (default 5) on the host and
+# in a guest, the ratio of their pages/s.  Prints medians and ratios and
+# saves the table in build/bench/results.txt, and with gnuplot
+# build/bench/runtime.png (median runtime against the fraction in RAM, one
+# line per configuration).  BENCH_DILATE=1: the dilated mode, the disk
+# throttle (bytes/s and IOPS) divided by the factor for the swap part, so
+# that the disk looks to the emulated CPU as it would to a native one (run
+# once without and once with it for raw and dilated figures; the header
+# says which).  A measurement, never a pass/fail test.
 #
 # security: the cost of the cluster key (issue 11).  The pair of
 # tests/configs/pair-fuzz.conf booted three ways, RUNS interleaved rounds:
@@ -42,8 +61,8 @@
 # second pass's cleancache hits and sectors read (and, for pair, how many
 # of the hits came from node 2).  Saved in build/bench/reread.txt.
 #
-# BENCH_QUICK=1: one round (BENCH_RUNS still wins), swap at 2x RAM only
-# (BENCH_MULTS still wins): every part once, for a smoke run.
+# BENCH_QUICK=1: one round (BENCH_RUNS still wins), swap at 50% in RAM only
+# (BENCH_FRACTIONS still wins): every part once, for a smoke run.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,13 +75,19 @@ INITRD=$TOP/build/initramfs.cpio.gz
 OUT=$TOP/build/bench
 if [ "${BENCH_QUICK:-}" = 1 ]; then
 	RUNS=${BENCH_RUNS:-1}
-	MULTS=${BENCH_MULTS:-2}
+	FRACTIONS=${BENCH_FRACTIONS:-50}
 else
 	RUNS=${BENCH_RUNS:-3}
-	MULTS=${BENCH_MULTS:-2 3}
+	FRACTIONS=${BENCH_FRACTIONS:-75 50 33}
 fi
 MEM=${BENCH_MEM_MIB:-128}
-CONFIGS=(disk zswap ramster vanilla)
+MIX=${BENCH_MIX:-realistic}
+COMPRESS_SECONDS=${BENCH_COMPRESS_SECONDS:-5}
+CONFIGS=(disk zswap zram ramster vanilla)
+# The TCG slowdown factor and the mix's compression ratio (tcg_factor).
+TCG_FACTOR=-
+MIX_RATIO=-
+MIX_TEXT_RATIO=-
 CLUSTER=$TOP/ramster-cluster
 SEC_CONF=$TOP/tests/configs/pair-fuzz.conf
 SEC_MODES=(insecure authenticated encrypted)
@@ -72,18 +97,23 @@ PAIR_CONF=$TOP/cluster-configs/pair.conf
 PAIR_CC_PERCENT=${BENCH_PAIR_CC_PERCENT:-5}
 DISK_MBPS=${BENCH_DISK_MBPS:-50}
 DISK_IOPS=${BENCH_DISK_IOPS:-5000}
+# The throttle in bytes/s: dilate() divides it (and DISK_IOPS) by the TCG
+# factor for the swap part when BENCH_DILATE=1.
+DISK_BPS=$((DISK_MBPS * 1000000))
+DILATE=${BENCH_DILATE:-0}
+DILATED=
 START=$(date +%s)
 
 disk_limits() {
 	[ "$DISK_MBPS" != 0 ] || return 0
-	echo ",throttling.bps-total=$((DISK_MBPS * 1000000)),throttling.iops-total=$DISK_IOPS"
+	echo ",throttling.bps-total=$DISK_BPS,throttling.iops-total=$DISK_IOPS"
 }
 
 disk_description() {
 	if [ "$DISK_MBPS" = 0 ]; then
 		echo "an unthrottled host file (the host's page cache)"
 	else
-		echo "a host file throttled to $DISK_MBPS MB/s and $DISK_IOPS IOPS"
+		echo "a host file throttled to $(awk -v b="$DISK_BPS" 'BEGIN { printf "%.1f", b / 1e6 }') MB/s and $DISK_IOPS IOPS$DILATED"
 	fi
 }
 
@@ -96,30 +126,90 @@ bench_line() {
 	[ -n "$line" ] && grep -q ' rc=0 ' <<< "$line" && echo "$line"
 }
 
+# field NAME LINE: the value of NAME=VALUE in a BENCH: line.
+field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<< "$2"; }
+
+# one_run CONFIG FRACTION ROUND: one boot, one line of build/bench/raw.txt:
+# CONFIG FRACTION ROUND TOTAL_MS (or FAIL).
 one_run() {
-	local config=$1 mult=$2 round=$3 kernel=$PATCHED mode=$1 extra=
-	local log=$OUT/logs/$config-${mult}x-$round.log line
+	local config=$1 frac=$2 round=$3 kernel=$PATCHED mode=$1 extra=
+	local log=$OUT/logs/$config-$frac-$round.log line
 	case "$config" in
 	zswap) extra="zswap.enabled=1 zswap.compressor=lz4 zswap.zpool=zsmalloc" ;;
 	vanilla) kernel=$VANILLA mode=disk ;;
 	esac
 	make_swap_disk "$OUT/swap.img" 1G
 	qemu_start "$log" "$MEM" 2 "$kernel" "$INITRD" \
-		"ramster_test=bench bench_mode=$mode bench_mult=$mult $extra" \
+		"ramster_test=bench bench_mode=$mode bench_frac=$frac bench_mix=$MIX $extra" \
 		-nic none \
 		-drive "$(qemu_swap_drive "$OUT/swap.img" "$(disk_limits)")"
 	if ! line=$(bench_line "$log"); then
-		echo "bench: $config ${mult}x round $round FAILED, see $log" >&2
-		echo "$config $mult $round FAIL" >> "$OUT/raw.txt"
+		echo "bench: $config $frac% round $round FAILED, see $log" >&2
+		echo "$config $frac $round FAIL" >> "$OUT/raw.txt"
 		return
 	fi
-	echo "$config $mult $round $(sed -n 's/.*total_ms=\([0-9]*\).*/\1/p' <<< "$line")" >> "$OUT/raw.txt"
-	printf '[bench %4ss] %-8s %sx round %s: %s ms\n' \
-		"$(($(date +%s) - START))" "$config" "$mult" "$round" \
-		"$(tail -n 1 "$OUT/raw.txt" | cut -d' ' -f4)"
+	echo "$config $frac $round $(field total_ms "$line")" >> "$OUT/raw.txt"
+	printf '[bench %4ss] %-8s %s%% in RAM (%s MiB) round %s: %s ms\n' \
+		"$(($(date +%s) - START))" "$config" "$frac" "$(field mib "$line")" \
+		"$round" "$(tail -n 1 "$OUT/raw.txt" | cut -d' ' -f4)"
 }
 
-# median CONFIG MULT: median total_ms of the successful runs, or "-".
+# tcg_factor: the workload's compression loop on the host and in a guest
+# (the same source, the same mix); sets TCG_FACTOR (host pages/s over
+# the guest's), MIX_RATIO and MIX_TEXT_RATIO (the host's, the same pages).
+tcg_factor() {
+	local host=$OUT/workload-host log=$OUT/logs/compress.log mixarg=() hl gl hp gp
+	[ "$MIX" != realistic ] || mixarg=(-X)
+	gcc -O2 -Wall -Wextra -Werror -o "$host" "$TOP/tests/guest/workload.c"
+	hl=$("$host" -Z "$COMPRESS_SECONDS" "${mixarg[@]}" | tail -n 1)
+	qemu_start "$log" "$MEM" 2 "$PATCHED" "$INITRD" \
+		"ramster_test=bench bench_mode=compress bench_mix=$MIX bench_seconds=$COMPRESS_SECONDS" \
+		-nic none
+	if ! gl=$(bench_line "$log"); then
+		echo "bench: compression loop in the guest FAILED, see $log" >&2
+		return
+	fi
+	hp=$(field pages_per_s " $hl") gp=$(field pages_per_s "$gl")
+	MIX_RATIO=$(field ratio " $hl") MIX_TEXT_RATIO=$(field text_ratio " $hl")
+	[ -n "$hp" ] && [ -n "$gp" ] && [ "$gp" != 0 ] || return 0
+	TCG_FACTOR=$(ratio "$hp" "$gp")
+	printf '[bench %4ss] compression loop: host %s pages/s, guest %s pages/s: factor %s\n' \
+		"$(($(date +%s) - START))" "$hp" "$gp" "$TCG_FACTOR"
+}
+
+# dilate: with BENCH_DILATE=1 and a factor measured, the disk throttle
+# (bytes/s and IOPS) divided by the factor, so that the disk looks to the
+# emulated CPU as it would to a native one.  undilate puts it back.
+dilate() {
+	[ "$DILATE" = 1 ] && [ "$DISK_MBPS" != 0 ] || return 0
+	if [ "$TCG_FACTOR" = - ]; then
+		echo "bench: no TCG slowdown factor measured: not dilated" >&2
+		return 0
+	fi
+	DISK_BPS=$(awk -v b="$DISK_BPS" -v f="$TCG_FACTOR" 'BEGIN { print int(b / f) }')
+	DISK_IOPS=$(awk -v i="$DISK_IOPS" -v f="$TCG_FACTOR" 'BEGIN { v = int(i / f); print v < 1 ? 1 : v }')
+	DILATED=" (dilated: $DISK_MBPS MB/s and ${BENCH_DISK_IOPS:-5000} IOPS over the factor)"
+	printf '[bench %4ss] dilated: the disk throttled to %s bytes/s and %s IOPS\n' \
+		"$(($(date +%s) - START))" "$DISK_BPS" "$DISK_IOPS"
+}
+
+undilate() {
+	DISK_BPS=$((DISK_MBPS * 1000000))
+	DISK_IOPS=${BENCH_DISK_IOPS:-5000}
+	DILATED=
+}
+
+mix_description() {
+	if [ "$MIX" = realistic ]; then
+		echo "the realistic mix (workload -X): 10% zero pages, 12% random, 78% text-like;"
+		echo "lz4 ratio (this file's LZ4-style compressor) ${MIX_RATIO}x over the mix, ${MIX_TEXT_RATIO}x on the text-like pages"
+	else
+		echo "the workload's default mix: 30% same-filled, 30% text-like, 40% random;"
+		echo "lz4 ratio (this file's LZ4-style compressor) ${MIX_RATIO}x over the mix"
+	fi
+}
+
+# median CONFIG FRACTION: median total_ms of the successful runs, or "-".
 median() {
 	awk -v c="$1" -v m="$2" '$1 == c && $2 == m && $4 != "FAIL" { print $4 }' \
 		"$OUT/raw.txt" | sort -n |
@@ -140,23 +230,65 @@ ratio() {
 }
 
 table() {
-	local mult config med disk
+	local frac config med disk
 	echo "RAMster benchmark: ${MEM} MiB guest, $QEMU_ACCEL, swap on $(disk_description),"
-	echo "workload: fill then 2 verify passes (tests/guest/workload.c),"
+	echo "workload: fill then 2 verify passes (tests/guest/workload.c) of RAM * 100 / in RAM%,"
+	echo "pages: $(mix_description)"
+	echo "TCG slowdown factor: $TCG_FACTOR (the compression loop's pages/s, host over guest)"
+	echo "zram: /dev/zram0, lz4, disksize RAM/2, a higher priority than the disk"
+	echo "(swapped on first), which takes what does not fit."
 	echo "median of $RUNS interleaved runs (ms, lower is better); ratios to disk swap"
 	echo "on the patched kernel.  'vanilla' is unpatched 6.1 on disk: its ratio is"
 	echo "the cost of the patches when no backend is loaded."
 	echo
-	printf '%-5s %-8s %10s %8s   %s\n' size config median_ms "x disk" runs
-	for mult in $MULTS; do
-		disk=$(median disk "$mult")
+	printf '%-7s %-8s %10s %8s   %s\n' "in RAM" config median_ms "x disk" runs
+	for frac in $FRACTIONS; do
+		disk=$(median disk "$frac")
 		for config in "${CONFIGS[@]}"; do
-			med=$(median "$config" "$mult")
-			printf '%-5s %-8s %10s %8s   %s\n' "${mult}x" "$config" \
+			med=$(median "$config" "$frac")
+			printf '%-7s %-8s %10s %8s   %s\n' "$frac%" "$config" \
 				"$med" "$(ratio "$med" "$disk")" \
-				"$(runs_of "$config" "$mult")"
+				"$(runs_of "$config" "$frac")"
 		done
 	done
+}
+
+# plot: build/bench/runtime.dat (a row per fraction, a column per
+# configuration) and, with gnuplot, build/bench/runtime.png.
+plot() {
+	local frac config dat=$OUT/runtime.dat png=$OUT/runtime.png i=2 lines=()
+	{
+		echo "# in_ram_percent ${CONFIGS[*]} (median ms, - for none)"
+		for frac in $FRACTIONS; do
+			printf '%s' "$frac"
+			for config in "${CONFIGS[@]}"; do
+				printf ' %s' "$(median "$config" "$frac")"
+			done
+			echo
+		done
+	} > "$dat"
+	if ! command -v gnuplot > /dev/null; then
+		echo "bench: no gnuplot (make deps): $dat only" >&2
+		return 0
+	fi
+	for config in "${CONFIGS[@]}"; do
+		lines+=("'$dat' using 1:$i with linespoints title '$config'")
+		i=$((i + 1))
+	done
+	gnuplot <<- EOF
+		set terminal pngcairo size 800,500
+		set output '$png'
+		set title 'RAMster benchmark: ${MEM} MiB guest, $QEMU_ACCEL, $MIX mix'
+		set xlabel 'working set in RAM (%)'
+		set ylabel 'runtime, median (ms)'
+		set datafile missing '-'
+		set key top left
+		set grid
+		set xrange [100:0]
+		set yrange [0:*]
+		plot $(IFS=,; echo "${lines[*]}")
+	EOF
+	echo "bench: plot $png (data: $dat)"
 }
 
 #########################################
@@ -374,25 +506,32 @@ bench_reread() {
 }
 
 #########################################
-# swap: disk vs zswap vs ramster vs vanilla
+# swap: disk vs zswap vs zram vs ramster vs vanilla
 #########################################
 bench_swap() {
-	local round mult config
-	[ -f "$VANILLA" ] || { echo "bench: $VANILLA missing: make kernel-vanilla" >&2; exit 2; }
+	local round frac config
+	if [ ! -f "$VANILLA" ]; then
+		echo "bench: $VANILLA missing (make kernel-vanilla): no 'vanilla' configuration" >&2
+		CONFIGS=(disk zswap zram ramster)
+	fi
 	rm -rf "$OUT/logs" "$OUT/raw.txt"
 	mkdir -p "$OUT/logs"
 	: > "$OUT/raw.txt"
-	echo "bench: $RUNS rounds x ${#CONFIGS[@]} configurations x sizes $MULTS"
+	tcg_factor
+	dilate
+	echo "bench: $RUNS rounds x ${#CONFIGS[@]} configurations x working set in RAM: $FRACTIONS (%)"
 	for round in $(seq 1 "$RUNS"); do
-		for mult in $MULTS; do
+		for frac in $FRACTIONS; do
 			for config in "${CONFIGS[@]}"; do
-				one_run "$config" "$mult" "$round"
+				one_run "$config" "$frac" "$round"
 			done
 		done
 	done
 	rm -f "$OUT/swap.img"
 	table | tee "$OUT/results.txt"
 	echo "bench: saved $OUT/results.txt (raw runs: $OUT/raw.txt)"
+	plot
+	undilate
 }
 
 main() {

@@ -27,10 +27,24 @@
  *   -R PERCENT  this percent of the pages random (incompressible), the
  *               rest half same-filled, half compressible (default: the
  *               mix below, 3 same-filled, 3 compressible, 4 random in 10)
+ *   -X          the realistic mix (tests/bench.sh), after what is measured
+ *               of anonymous memory: 10 in 100 zero pages (a rewritten one
+ *               becomes same-filled, non-zero), 12 in 100 random, the other
+ *               78 compressible (about 2-3x with lz4); -R wins over -X
+ *   -Z SECONDS  no swap workload: make 1024 pages of the mix, then compress
+ *               them over and over for SECONDS with an LZ4-style block
+ *               compressor of this file's (greedy, a 4096-entry hash table,
+ *               lz4's skip acceleration), one page at a time as zswap does;
+ *               prints pages/s and the ratio.  The same loop on the host
+ *               and in a guest gives the emulator's slowdown factor
  *   -q          quieter: no per-pass lines
  *
  * The last line is machine-readable:
  *   workload: result pages=N bad=B fill_ms=F verify_ms=V total_ms=T
+ * or with -Z:
+ *   workload: compress pages=N ms=T pages_per_s=P ratio=R text_ratio=C
+ * (R: bytes in over bytes out over the mix; C: the same for its
+ * compressible pages alone)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -60,6 +74,7 @@ struct area {
 	uint64_t seed;
 	const char *marker;	/* "" or the start of compressible pages */
 	int random_pct;		/* -R, or -1 for the default mix */
+	int realistic;		/* -X */
 };
 
 static uint64_t page_key(const struct area *a, size_t idx, uint32_t ver)
@@ -68,12 +83,20 @@ static uint64_t page_key(const struct area *a, size_t idx, uint32_t ver)
 		     ((uint64_t)ver << 40));
 }
 
-/* 3 in 10 same-filled, 3 in 10 compressible, 4 in 10 random (or -R). */
+/*
+ * 3 in 10 same-filled, 3 in 10 compressible, 4 in 10 random (or -R, or
+ * -X: 10 in 100 same-filled, all zero at version 0, 12 random, 78
+ * compressible).
+ */
 static enum kind page_kind(const struct area *a, size_t idx)
 {
 	uint64_t h = mix64(a->seed ^ (idx * 0x2545f4914f6cdd1dULL));
 	unsigned int r = h % 10, p;
 
+	if (a->realistic && a->random_pct < 0) {
+		p = h % 100;
+		return p < 10 ? SAME_FILLED : p < 22 ? RANDOM : COMPRESSIBLE;
+	}
 	if (a->random_pct >= 0) {
 		p = h % 100;
 		if (p < (unsigned int)a->random_pct)
@@ -99,7 +122,12 @@ static void make_page(const struct area *a, size_t idx, uint32_t ver,
 
 	switch (page_kind(a, idx)) {
 	case SAME_FILLED:
-		/* Half of them zero pages, which differ only by absence. */
+		/*
+		 * Half of them zero pages (all of them with -X), which differ
+		 * only by absence.
+		 */
+		if (a->realistic && a->random_pct < 0)
+			key &= ~1ULL;
 		for (i = 0; i < n; i++)
 			out[i] = (key & 1) ? key : 0;
 		if (!(key & 1) && ver) {
@@ -222,8 +250,116 @@ static void wait_for_go(const char *ready)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: workload -m MIB [-s SEED] [-p PASSES] [-H MIB] [-r FILE] [-C INDEX] [-M MARKER] [-R PERCENT] [-q]\n");
+		"usage: workload -m MIB [-s SEED] [-p PASSES] [-H MIB] [-r FILE] [-C INDEX] [-M MARKER] [-R PERCENT] [-X] [-q]\n"
+		"       workload -Z SECONDS [-s SEED] [-R PERCENT] [-X]\n");
 	exit(2);
+}
+
+static uint32_t read32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* lz4's length encoding: 15 in the token, then bytes of 255 and the rest. */
+static uint8_t *lz4_len(uint8_t *op, size_t len)
+{
+	for (len -= 15; len >= 255; len -= 255)
+		*op++ = 255;
+	*op++ = (uint8_t)len;
+	return op;
+}
+
+static uint8_t *lz4_literals(uint8_t *op, uint8_t *token,
+			     const uint8_t *from, size_t lit)
+{
+	*token = (uint8_t)((lit >= 15 ? 15 : lit) << 4);
+	if (lit >= 15)
+		op = lz4_len(op, lit);
+	memcpy(op, from, lit);
+	return op + lit;
+}
+
+/*
+ * One page in LZ4's block format, greedy as LZ4_compress_default(): a hash
+ * of 4 bytes finds the last position with them, a match is extended as far
+ * as it goes, the search steps further after every 64 misses.  Returns the
+ * compressed size (DST: at least PAGE + PAGE / 255 + 16 bytes).
+ */
+static size_t lz4_page(const uint8_t *src, uint8_t *dst)
+{
+	uint16_t table[4096];
+	const uint8_t *ip = src + 1, *anchor = src, *ref, *m, *r;
+	const uint8_t *mflimit = src + PAGE - 12, *matchlimit = src + PAGE - 5;
+	uint8_t *op = dst, *token;
+	unsigned int misses = 0;
+	uint32_t seq, h;
+	size_t mlen;
+
+	memset(table, 0, sizeof(table));
+	while (ip < mflimit) {
+		seq = read32(ip);
+		h = (seq * 2654435761U) >> 20;
+		ref = src + table[h];
+		table[h] = (uint16_t)(ip - src);
+		if (read32(ref) != seq || ref >= ip) {
+			ip += 1 + (misses++ >> 6);
+			continue;
+		}
+		misses = 0;
+		for (m = ip + 4, r = ref + 4; m < matchlimit && *m == *r; m++, r++)
+			;
+		token = op++;
+		op = lz4_literals(op, token, anchor, ip - anchor);
+		*op++ = (uint8_t)(ip - ref);
+		*op++ = (uint8_t)((ip - ref) >> 8);
+		mlen = m - ip - 4;
+		*token |= mlen >= 15 ? 15 : mlen;
+		if (mlen >= 15)
+			op = lz4_len(op, mlen);
+		ip = anchor = m;
+	}
+	token = op++;
+	op = lz4_literals(op, token, anchor, src + PAGE - anchor);
+	return op - dst;
+}
+
+/* -Z: the compression loop, for SECONDS; see the header. */
+static int compress_loop(struct area *a, unsigned int seconds)
+{
+	size_t n = 1024, i, done = 0, in = 0, out = 0, text_in = 0, text_out = 0;
+	uint8_t *pages = aligned_alloc(PAGE, n * PAGE);
+	uint8_t *dst = malloc(2 * PAGE);
+	uint64_t t0, t;
+	size_t len;
+
+	if (!pages || !dst) {
+		fprintf(stderr, "workload: out of memory\n");
+		return 2;
+	}
+	a->pages = n;
+	for (i = 0; i < n; i++)
+		make_page(a, i, 0, (uint64_t *)(pages + i * PAGE));
+	t0 = now_ms();
+	do {
+		for (i = 0; i < n; i++) {
+			len = lz4_page(pages + i * PAGE, dst);
+			in += PAGE;
+			out += len;
+			if (page_kind(a, i) == COMPRESSIBLE) {
+				text_in += PAGE;
+				text_out += len;
+			}
+		}
+		done += n;
+		t = now_ms();
+	} while (t - t0 < seconds * 1000ULL);
+	printf("workload: compress pages=%zu ms=%" PRIu64 " pages_per_s=%" PRIu64 " ratio=%.2f text_ratio=%.2f\n",
+	       done, t - t0, done * 1000 / (t - t0 ? t - t0 : 1),
+	       (double)in / out, text_out ? (double)text_in / text_out : 0.0);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -234,9 +370,10 @@ int main(int argc, char **argv)
 	const char *ready = NULL;
 	int passes = 3, quiet = 0, opt, pass;
 	struct area a = { .seed = 1, .marker = "", .random_pct = -1 };
+	unsigned int compress_seconds = 0;
 	size_t *perm;
 
-	while ((opt = getopt(argc, argv, "m:s:p:H:r:C:M:R:q")) != -1) {
+	while ((opt = getopt(argc, argv, "m:s:p:H:r:C:M:R:XZ:q")) != -1) {
 		switch (opt) {
 		case 'm': mib = strtoul(optarg, NULL, 0); break;
 		case 's': a.seed = strtoull(optarg, NULL, 0); break;
@@ -246,9 +383,15 @@ int main(int argc, char **argv)
 		case 'C': corrupt = strtol(optarg, NULL, 0); break;
 		case 'M': a.marker = optarg; break;
 		case 'R': a.random_pct = atoi(optarg); break;
+		case 'X': a.realistic = 1; break;
+		case 'Z': compress_seconds = strtoul(optarg, NULL, 0); break;
 		case 'q': quiet = 1; break;
 		default: usage();
 		}
+	}
+	if (compress_seconds && a.random_pct <= 100 && strlen(a.marker) <= 31) {
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		return compress_loop(&a, compress_seconds);
 	}
 	if (!mib || passes < 1 || strlen(a.marker) > 31 || a.random_pct > 100)
 		usage();

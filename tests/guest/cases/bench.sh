@@ -1,19 +1,56 @@
 #!/bin/sh
-# One benchmark run: bench_mode=disk|zswap|ramster, bench_mult=N (workload
-# of N x RAM).  zswap is enabled on the command line by the host.  Run by
-# tests/bench.sh, not by tests/run.sh (no "# results:" header).
+# One benchmark run, from the kernel command line:
+#   bench_mode=disk|zswap|zram|ramster|compress
+#   bench_frac=N   the working set N% in RAM: a workload of RAM * 100 / N
+#   bench_mix=realistic|default   the workload's page mix (-X or none)
+# zswap is enabled on the command line by the host.  zram: /dev/zram0,
+# lz4, a disksize of half the RAM (zram-generator's default), swapped on
+# before the disk so that it has the higher priority (busybox swapon has
+# no -p: the kernel gives each later area a lower one); the disk takes
+# what does not fit.  compress: no swap, the workload's compression loop
+# (-Z) for bench_seconds, the guest's side of the TCG slowdown factor.
+# Run by tests/bench.sh, not by tests/run.sh (no "# results:" header).
 mode=disk
-mult=3
+frac=50
+mix=realistic
+seconds=5
 # shellcheck disable=SC2013  # the command line is words, not lines
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	bench_mode=*) mode=${arg#bench_mode=} ;;
-	bench_mult=*) mult=${arg#bench_mult=} ;;
+	bench_frac=*) frac=${arg#bench_frac=} ;;
+	bench_mix=*) mix=${arg#bench_mix=} ;;
+	bench_seconds=*) seconds=${arg#bench_seconds=} ;;
 	esac
 done
+mixarg=
+[ "$mix" = realistic ] && mixarg=-X
+
+if [ "$mode" = compress ]; then
+	# shellcheck disable=SC2086  # mixarg is empty or one word
+	/bin/workload -Z "$seconds" $mixarg > /tmp/workload.result 2>&1; rc=$?
+	cat /tmp/workload.result
+	echo "BENCH: mode=$mode rc=$rc $(tail -n 1 /tmp/workload.result | cut -d' ' -f3-)"
+	check bench_run "rc=$rc" test "$rc" = 0
+	exit 0
+fi
+
+zram_on() {
+	local z=/sys/block/zram0
+	echo lz4 > $z/comp_algorithm &&
+		echo "$(( $(ram_mib) / 2 ))M" > $z/disksize &&
+		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
+}
+
+[ "$mode" = zram ] && { zram_on || echo "bench: zram setup failed"; }
 swap_on
 [ "$mode" = ramster ] && load_ramster
-run_workload $(( $(ram_mib) * mult )) -q -p 2 -s 11; rc=$?
+cat /proc/swaps
+mib=$(( $(ram_mib) * 100 / frac ))
+# shellcheck disable=SC2086  # mixarg is empty or one word
+run_workload "$mib" -q -p 2 -s 11 $mixarg; rc=$?
 show_stats
-echo "BENCH: mode=$mode mult=$mult rc=$rc $(cut -d' ' -f3- /tmp/workload.result)"
+[ "$mode" = zram ] && echo "--- zram mm_stat: $(cat /sys/block/zram0/mm_stat)"
+cat /proc/swaps
+echo "BENCH: mode=$mode frac=$frac mix=$mix mib=$mib rc=$rc $(cut -d' ' -f3- /tmp/workload.result)"
 check bench_run "rc=$rc" test "$rc" = 0 -a "$(bad_pages)" = 0
