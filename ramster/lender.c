@@ -115,9 +115,9 @@ MODULE_PARM_DESC(lender_reserve_percent,
 /*
  * Off by default: in the sessions it never protected a lender the reserve
  * did not (cleanremote: 0 asks), and in a symmetric cluster under
- * pressure (peers3) it asked on every node at once, cutting what the
- * cluster placed remotely about six-fold.  For lenders whose own work
- * lives on page cache that reclaim cannot keep up with.
+ * pressure (peers3) it asked on every node at once, squeezing them all.
+ * For lenders whose own work lives on page cache that reclaim cannot keep
+ * up with.
  */
 static unsigned int lender_reclaim_quiet_ms;
 module_param(lender_reclaim_quiet_ms, uint, 0644);
