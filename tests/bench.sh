@@ -97,23 +97,29 @@ PAIR_CONF=$TOP/cluster-configs/pair.conf
 PAIR_CC_PERCENT=${BENCH_PAIR_CC_PERCENT:-5}
 DISK_MBPS=${BENCH_DISK_MBPS:-50}
 DISK_IOPS=${BENCH_DISK_IOPS:-5000}
-# The throttle in bytes/s: dilate() divides it (and DISK_IOPS) by the TCG
-# factor for the swap part when BENCH_DILATE=1.
-DISK_BPS=$((DISK_MBPS * 1000000))
 DILATE=${BENCH_DILATE:-0}
-DILATED=
 START=$(date +%s)
+
+# The throttle in effect (bytes/s, IOPS, and what the header says of it):
+# the configured one, which dilate() divides by the TCG factor for the
+# swap part when BENCH_DILATE=1 and undilate() sets back.
+undilate() {
+	DISK_BPS=$((DISK_MBPS * 1000000))
+	THROTTLE_IOPS=$DISK_IOPS
+	DILATED=
+}
+undilate
 
 disk_limits() {
 	[ "$DISK_MBPS" != 0 ] || return 0
-	echo ",throttling.bps-total=$DISK_BPS,throttling.iops-total=$DISK_IOPS"
+	echo ",throttling.bps-total=$DISK_BPS,throttling.iops-total=$THROTTLE_IOPS"
 }
 
 disk_description() {
 	if [ "$DISK_MBPS" = 0 ]; then
 		echo "an unthrottled host file (the host's page cache)"
 	else
-		echo "a host file throttled to $(awk -v b="$DISK_BPS" 'BEGIN { printf "%.1f", b / 1e6 }') MB/s and $DISK_IOPS IOPS$DILATED"
+		echo "a host file throttled to $(awk -v b="$DISK_BPS" 'BEGIN { printf "%.1f", b / 1e6 }') MB/s and $THROTTLE_IOPS IOPS$DILATED"
 	fi
 }
 
@@ -179,24 +185,19 @@ tcg_factor() {
 
 # dilate: with BENCH_DILATE=1 and a factor measured, the disk throttle
 # (bytes/s and IOPS) divided by the factor, so that the disk looks to the
-# emulated CPU as it would to a native one.  undilate puts it back.
+# emulated CPU as it would to a native one.  undilate (above) puts it
+# back.
 dilate() {
 	[ "$DILATE" = 1 ] && [ "$DISK_MBPS" != 0 ] || return 0
 	if [ "$TCG_FACTOR" = - ]; then
 		echo "bench: no TCG slowdown factor measured: not dilated" >&2
 		return 0
 	fi
-	DISK_BPS=$(awk -v b="$DISK_BPS" -v f="$TCG_FACTOR" 'BEGIN { print int(b / f) }')
-	DISK_IOPS=$(awk -v i="$DISK_IOPS" -v f="$TCG_FACTOR" 'BEGIN { v = int(i / f); print v < 1 ? 1 : v }')
-	DILATED=" (dilated: $DISK_MBPS MB/s and ${BENCH_DISK_IOPS:-5000} IOPS over the factor)"
+	DISK_BPS=$(awk -v b="$((DISK_MBPS * 1000000))" -v f="$TCG_FACTOR" 'BEGIN { print int(b / f) }')
+	THROTTLE_IOPS=$(awk -v i="$DISK_IOPS" -v f="$TCG_FACTOR" 'BEGIN { v = int(i / f); print v < 1 ? 1 : v }')
+	DILATED=" (dilated: $DISK_MBPS MB/s and $DISK_IOPS IOPS over the factor)"
 	printf '[bench %4ss] dilated: the disk throttled to %s bytes/s and %s IOPS\n' \
-		"$(($(date +%s) - START))" "$DISK_BPS" "$DISK_IOPS"
-}
-
-undilate() {
-	DISK_BPS=$((DISK_MBPS * 1000000))
-	DISK_IOPS=${BENCH_DISK_IOPS:-5000}
-	DILATED=
+		"$(($(date +%s) - START))" "$DISK_BPS" "$THROTTLE_IOPS"
 }
 
 mix_description() {
@@ -460,7 +461,7 @@ reread_run() {
 		return
 	fi
 	v=$(for f in pass1_ms pass2_ms pages hits2 sectors1 sectors2 remote2; do
-		sed -n "s/.* $f=\([0-9]*\).*/\1/p" <<< "$line"
+		field "$f" "$line"
 	done | tr '\n' ' ')
 	echo "$mode $round ${v% }" >> "$OUT/reread-raw.txt"
 	printf '[bench %4ss] reread %-10s round %s: %s\n' \
