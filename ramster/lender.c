@@ -110,7 +110,7 @@ static struct ramster_uint_range lender_reserve_percent_range = {
 module_param_cb(lender_reserve_percent, &ramster_uint_range_ops,
 		&lender_reserve_percent_range, 0644);
 MODULE_PARM_DESC(lender_reserve_percent,
-		 "below this much available memory (percent of RAM) a lender recalls its foreign pages down to half the reserve; 0: never (default 10)");
+		 "below this much available memory (percent of RAM) a lender recalls its foreign pages, down to a floor of half the reserve (at most a quarter of capacity); 0: never (default 10)");
 
 /*
  * Off by default: in the sessions it never protected a lender the reserve
@@ -474,9 +474,9 @@ static void ramster_lender_send_recall(u8 node)
 static u64 ramster_lender_capacity;
 
 /*
- * A mildly squeezed lender still lends this much (see the top of the
- * file): half the reserve, but at most a quarter of the capacity, so that
- * the floor never stands in for the capacity and turns protection off.
+ * A squeezed lender still lends this much (see the top of the file):
+ * half the reserve, but at most a quarter of the capacity, so that the
+ * floor never stands in for the capacity and turns protection off.
  */
 static u64 ramster_lender_floor(void)
 {
