@@ -42,7 +42,12 @@ zram_on() {
 		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
 }
 
-[ "$mode" = zram ] && { zram_on || echo "bench: zram setup failed"; }
+# A zram run without zram would be the disk's figures under zram's name.
+if [ "$mode" = zram ] && ! zram_on; then
+	echo "BENCH: mode=$mode frac=$frac mix=$mix rc=1 zram setup failed"
+	check bench_run "zram setup failed: no zram swap" false
+	exit 0
+fi
 swap_on
 [ "$mode" = ramster ] && load_ramster
 cat /proc/swaps
