@@ -22,30 +22,20 @@
  * Eviction (evict, don't refuse): a store that finds the pool over
  * evict_high_percent of its limit kicks ramster_evict_work, which writes
  * the coldest local entries (the head of each tree's LRU) back to their
- * swap slots with frontswap_writeback() (kernel patch 0018) until the
+ * swap slots (writeback.c, which has the races of a write-back) until the
  * pool is under evict_low_percent; a store is refused (reject_pool_limit)
  * only when the pool is at the limit itself.  Pages that can leave for a
  * peer leave earlier, at remote.c's lower mark; eviction is what is left
- * when they cannot.  Races:
- *  - A load or invalidate of the entry during write-back: the worker
- *    holds a reference (the entry and its local copy stay allocated),
- *    and once frontswap_writeback() has the slot's page locked in the
- *    swap cache, loads of the slot wait on that lock and the slot cannot
- *    be freed (so no invalidate).  The fill then checks, under the tree
- *    lock, that the entry is still the slot's, local and not being
- *    remotified; the slot may have been freed and stored to again before
- *    the page was in the swap cache.  A slot whose page is already in
- *    the swap cache is skipped (evict_skipped_busy).  After a started
- *    write the entry is erased from the index if it is still there.
- *  - swapoff: frontswap_writeback() pins the area (get_swap_device())
- *    and returns -ENOENT once it is going; the tree outlives swapoff.
+ * when they cannot.  Also:
+ *  - A slot whose page is already in the swap cache is skipped
+ *    (evict_skipped_busy); an entry that lost its local copy meanwhile
+ *    (remotified) is not fetched back to be written.
  *  - Module unload: every entry pins the module, so rmmod runs only with
  *    no entries; ramster_exit() still cancels the work before freeing the
  *    trees.
  *  - writethrough: the page is on the device already; writing it again
  *    is redundant but correct, and clears frontswap's bit the same way,
  *    so the local copy is dropped by the same path.
- *  - An entry being remotified (REMOTIFYING) is skipped: the PUT owns it.
  *  - Allocations under pressure: the worker runs under
  *    memalloc_noio_save(), so frontswap_writeback()'s GFP_KERNEL swap
  *    cache page, and any reclaim it enters, cannot write swap pages
@@ -76,6 +66,7 @@
 #include "stats.h"
 #include "suction.h"
 #include "transport.h"
+#include "writeback.h"
 
 /*********************************
  * module parameters
@@ -188,35 +179,6 @@ static bool ramster_pool_above(unsigned int percent)
 				      percent);
 }
 
-/**
- * struct ramster_evict_ctx - one entry being written back
- * @tree: its tree
- * @entry: the entry, referenced
- */
-struct ramster_evict_ctx {
-	struct ramster_tree *tree;
-	struct ramster_entry *entry;
-};
-
-/* frontswap_writeback()'s fill: the slot's page is locked in the cache. */
-static int ramster_evict_fill(struct page *page, void *arg)
-{
-	struct ramster_evict_ctx *ctx = arg;
-	struct ramster_entry *entry = ctx->entry;
-	bool current_local;
-
-	spin_lock(&ctx->tree->lock);
-	current_local = ramster_index_lookup(ctx->tree, entry->offset) ==
-				entry &&
-			(entry->flags & RAMSTER_ENTRY_LOCAL) &&
-			!(entry->flags & RAMSTER_ENTRY_REMOTIFYING);
-	spin_unlock(&ctx->tree->lock);
-	if (!current_local)
-		return -ENOENT;
-	/* Our reference keeps the local copy (see the load). */
-	return ramster_local_load(entry, page);
-}
-
 /* The coldest local entry of @tree, referenced, moved to the young end. */
 static struct ramster_entry *ramster_evict_pick(struct ramster_tree *tree)
 {
@@ -239,19 +201,7 @@ static struct ramster_entry *ramster_evict_pick(struct ramster_tree *tree)
 static bool ramster_evict_one(struct ramster_tree *tree,
 			      struct ramster_entry *entry)
 {
-	struct ramster_evict_ctx ctx = { .tree = tree, .entry = entry };
-	int ret;
-
-	ret = frontswap_writeback(tree->type, entry->offset,
-				  ramster_evict_fill, &ctx);
-	spin_lock(&tree->lock);
-	if (!ret && ramster_index_lookup(tree, entry->offset) == entry) {
-		/* The device has the page: forget ours, as an invalidate. */
-		ramster_index_erase(tree, entry);
-		ramster_entry_put(tree, entry);
-	}
-	ramster_entry_put(tree, entry);
-	spin_unlock(&tree->lock);
+	int ret = ramster_write_back(tree, entry, false);
 
 	if (!ret)
 		ramster_stat_inc(RAMSTER_STAT_EVICTED_WRITTEN_BACK);
@@ -560,6 +510,7 @@ static int __init ramster_init(void)
 	ret = ramster_holders_init();
 	if (ret)
 		goto err_exit_lender;
+	ramster_writeback_init(ramster_trees);
 	ret = ramster_remote_init(ramster_trees, &ramster_limits,
 				  ramster_stats_debugfs_root());
 	if (ret)

@@ -17,6 +17,8 @@
  *   remote.c    the remote tier: remotification, remote loads, invalidations
  *   foreign.c   pages held for other nodes
  *   recall.c    giving borrowed memory back: recalls, leaving, draining
+ *   writeback.c writing pages we hold to their swap slots (eviction,
+ *               recalls whose pages cannot come home)
  *   params.c    module parameters that refuse values that cannot work
  *   policy.h    pure decisions (same-filled pages, size limits, recall
  *               shares)

@@ -12,8 +12,12 @@
  * remotification mark) until the holder has no more than the target.
  * When the pool is full, the work makes room by bringing pages back into
  * their processes with frontswap_shrink(), as far as memory allows
- * (suction.c's mark).  When neither is possible the recall is unmet:
- * counted, logged, and tried again at the holder's next request.  The
+ * (suction.c's mark).  When memory is short too, the pages are written
+ * from the holder to their swap slots (writeback.c): the holder gets its
+ * memory back at the device's pace, and this node spends a page per
+ * write in flight.  Only when that fails too (the holders do not produce
+ * the pages, or every slot is busy) is the recall unmet: counted,
+ * logged, and tried again at the holder's next request.  The
  * remotification thread may later send those pages to a node with room,
  * never back to the one that recalled them: it advertises none.
  *
@@ -36,6 +40,7 @@
 #include "stats.h"
 #include "suction.h"
 #include "transport.h"
+#include "writeback.h"
 
 #define RAMSTER_RECALL_BATCH	1024	/* pages fetched between checks */
 
@@ -62,13 +67,14 @@ static u64 ramster_pages_out(u8 holder)
  * @keep: until it holds at most this many of them
  *
  * Into the local pool, and when it is full, making room there by bringing
- * pages into their processes while memory allows.
+ * pages into their processes while memory allows, else to the swap device.
  *
  * Return: how many more than @keep are still there.
  */
 u64 ramster_recall_take_back(u8 holder, u64 keep)
 {
-	unsigned long fetched, room;
+	struct ramster_writeback_cursor cursor = {};
+	unsigned long fetched, room, written;
 	u64 out;
 
 	while ((out = ramster_pages_out(holder)) > keep &&
@@ -81,8 +87,16 @@ u64 ramster_recall_take_back(u8 holder, u64 keep)
 		if (fetched)
 			continue;
 		room = ramster_suction_room();
-		if (!room || !ramster_shrink_by(min_t(u64, room, out - keep),
-						"recall"))
+		if (room && ramster_shrink_by(min_t(u64, room, out - keep),
+					      "recall"))
+			continue;
+		/* No room here: the device takes them (writeback.c). */
+		written = ramster_write_back_held(holder,
+						  min_t(u64, out - keep,
+							RAMSTER_RECALL_BATCH),
+						  &cursor);
+		ramster_stat_add(RAMSTER_STAT_RECALL_PAGES, written);
+		if (!written)
 			break;
 	}
 	out = ramster_pages_out(holder);
@@ -132,7 +146,7 @@ static void ramster_recall_work_fn(struct work_struct *work)
 				    before - min(before, ramster_pages_out(node)));
 		if (unmet) {
 			ramster_stat_inc(RAMSTER_STAT_RECALL_UNMET);
-			pr_warn_ratelimited("recall: node %u: %llu pages cannot come home now (the local pool is full and memory is short)\n",
+			pr_warn_ratelimited("recall: node %u: %llu pages cannot come home now (nor be written to the swap device)\n",
 					    node, unmet);
 		}
 	}

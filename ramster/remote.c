@@ -813,6 +813,26 @@ bool ramster_remote_holder_lost(u8 node)
 #define RAMSTER_DEFER_PAUSE_MS	100
 
 /*
+ * GET an entry's data from one holder, asking again a few times when it
+ * says "not now" (its link to us is full, or it is short of memory).
+ */
+static int ramster_remote_get_busy(struct ramster_tree *tree,
+				   struct ramster_entry *entry, u8 holder,
+				   void *buf)
+{
+	unsigned int busy = 0;
+	int ret;
+
+	while ((ret = ramster_remote_get_once(tree, entry, holder, buf)) ==
+		       -EAGAIN &&
+	       busy++ < RAMSTER_BUSY_RETRIES) {
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_GETS_BUSY);
+		usleep_range(1000, 2000);
+	}
+	return ret;
+}
+
+/*
  * GET an entry's data from one holder, waiting out its link being down
  * if @may_wait (see the file comment).  A transient that outlasts
  * remote_lost_ms is -EHOSTDOWN: the holder is presumed dead.
@@ -821,20 +841,13 @@ static int ramster_remote_get_holder(struct ramster_tree *tree,
 				     struct ramster_entry *entry, u8 holder,
 				     void *buf, bool may_wait, bool *waitedp)
 {
-	unsigned int busy = 0;
 	unsigned long epoch;
 	bool waited = false;
 	int ret;
 
 	for (;;) {
 		epoch = ramster_holders_epoch(holder);
-		ret = ramster_remote_get_once(tree, entry, holder, buf);
-		/* "Not now": its link to us is full, or it is short of memory. */
-		if (ret == -EAGAIN && busy++ < RAMSTER_BUSY_RETRIES) {
-			ramster_stat_inc(RAMSTER_STAT_REMOTE_GETS_BUSY);
-			usleep_range(1000, 2000);
-			continue;
-		}
+		ret = ramster_remote_get_busy(tree, entry, holder, buf);
 		if (ret != -ENOTCONN || !may_wait ||
 		    !ramster_holders_wait_live(holder, epoch,
 					       READ_ONCE(remote_wait_ms)))
@@ -884,12 +897,16 @@ static int ramster_remote_holders(struct ramster_tree *tree,
 }
 
 /*
- * Without waiting: GET an entry's data from its live holders in turn,
- * uncounted (fetching pages home, making a replica: a page that cannot
- * come now stays where it is).  Returns 0 or the last error.
+ * Without waiting for a link: GET an entry's data from its live holders
+ * in turn, uncounted (fetching pages home, making a replica, writing one
+ * back: a page that cannot come now stays where it is); @patient: ask
+ * again when a holder says "not now" (a write-back, one page with its
+ * swap cache page waiting; walks over many pages move on instead).
+ * Returns 0 or the last error.
  */
 static int ramster_remote_get_now(struct ramster_tree *tree,
-				  struct ramster_entry *entry, void *buf)
+				  struct ramster_entry *entry, void *buf,
+				  bool patient)
 {
 	DECLARE_BITMAP(live, RAMSTER_MAX_NODES);
 	u8 order[RAMSTER_MAX_HOLDERS];
@@ -899,7 +916,39 @@ static int ramster_remote_get_now(struct ramster_tree *tree,
 	ramster_holders_live(live);
 	for (i = 0; i < n && ret; i++)
 		if (test_bit(order[i], live))
-			ret = ramster_remote_get_once(tree, entry, order[i], buf);
+			ret = patient ?
+			      ramster_remote_get_busy(tree, entry, order[i], buf) :
+			      ramster_remote_get_once(tree, entry, order[i], buf);
+	return ret;
+}
+
+/**
+ * ramster_remote_read_now - an entry's data from a live holder, now
+ * @tree: the entry's tree
+ * @entry: the entry, referenced by the caller
+ * @page: the page to fill
+ *
+ * Uncounted and without waiting for a link, as fetching home (a page
+ * written back for a recall: writeback.c).  The copy is verified as a
+ * load's is.
+ *
+ * Return: 0 with the page filled, or a negative errno.
+ */
+int ramster_remote_read_now(struct ramster_tree *tree,
+			    struct ramster_entry *entry, struct page *page)
+{
+	void *buf;
+	int ret;
+
+	if (entry->length > PAGE_SIZE)
+		return -EINVAL;
+	buf = kmalloc(entry->length, GFP_NOIO | __GFP_NOWARN);
+	if (!buf)
+		return -ENOMEM;
+	ret = ramster_remote_get_now(tree, entry, buf, true);
+	if (!ret)
+		ret = ramster_local_unpack(entry, buf, page);
+	kfree(buf);
 	return ret;
 }
 
@@ -1042,6 +1091,13 @@ static bool ramster_fetch_candidate(const struct ramster_entry *entry)
 	       !(entry->flags & RAMSTER_ENTRY_REMOTIFYING);
 }
 
+/* With no room in the pool, only those that need none. */
+static bool ramster_forget_candidate(const struct ramster_entry *entry)
+{
+	return ramster_fetch_candidate(entry) &&
+	       (entry->flags & RAMSTER_ENTRY_LOCAL);
+}
+
 /* May the local pool take one more page home? */
 static bool ramster_fetch_room(bool to_limit)
 {
@@ -1060,7 +1116,11 @@ static bool ramster_fetch_room(bool to_limit)
  *
  * Pages are fetched (verified as loads are) and kept compressed here
  * again; the remote copies are then invalidated.  A page that cannot be
- * fetched stays where it is.
+ * fetched stays where it is.  Pages that kept a local copy only forget
+ * their remote ones, which takes no room: for a recall or leaving
+ * (@to_limit) with the pool full, only they.  (Suction stops at its mark:
+ * forgetting copies remotification just made would only make it PUT
+ * them again.)
  *
  * Return: how many pages came home.
  */
@@ -1080,10 +1140,12 @@ unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		tree = ramster_remote_trees[type];
 		offset = 0;
-		while (tree && done < max && ramster_fetch_room(to_limit) &&
-		       !ramster_should_stop()) {
+		while (tree && done < max && !ramster_should_stop() &&
+		       (to_limit || ramster_fetch_room(false))) {
 			entry = ramster_remote_next(tree, offset, holder,
-						    ramster_fetch_candidate);
+						    ramster_fetch_room(to_limit) ?
+						    ramster_fetch_candidate :
+						    ramster_forget_candidate);
 			if (!entry)
 				break;
 			offset = entry->offset + 1;
@@ -1091,7 +1153,7 @@ unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
 			/* A holder out of reach keeps its copy for later. */
 			if (!(READ_ONCE(entry->flags) & RAMSTER_ENTRY_LOCAL) &&
 			    entry->length <= PAGE_SIZE &&
-			    !ramster_remote_get_now(tree, entry, buf))
+			    !ramster_remote_get_now(tree, entry, buf, false))
 				handle = ramster_local_adopt(buf, entry->length);
 			spin_lock(&tree->lock);
 			if (handle &&
@@ -1153,7 +1215,7 @@ int ramster_remote_add_copy(struct ramster_tree *tree,
 				       ramster_remote_allowed(entry, raw_nodes));
 	if (ret)
 		goto err_unpick_entry;
-	ret = ramster_remote_get_now(tree, entry, buf);
+	ret = ramster_remote_get_now(tree, entry, buf, false);
 	if (ret)
 		goto err_unpick_node;
 

@@ -21,6 +21,8 @@ void ramster_remote_kick(void);
 bool ramster_remote_over_target(void);
 int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 			struct page *page);
+int ramster_remote_read_now(struct ramster_tree *tree,
+			    struct ramster_entry *entry, struct page *page);
 void ramster_remote_forget(struct ramster_tree *tree,
 			   struct ramster_entry *entry);
 void ramster_remote_invalidate_area(unsigned int type);
