@@ -25,13 +25,23 @@
  * go first when squeezed, and under any memory pressure through a
  * shrinker.
  *
- *  - Available memory (si_mem_available(), less the free pages of the
- *    high-order atomic reserve, which ordinary allocations do not get),
- *    every tick (on a node that has owners): below
- *    lender_reserve_percent of RAM, the limit is what the store holds
- *    less what the shortfall is worth in foreign pages (at their average
+ *  - Available memory (si_mem_available(), less the free pages that
+ *    ordinary allocations do not get: the high-order atomic reserve and
+ *    the watermark boost), every tick and, between ticks, every 50 ms of
+ *    PUTs (on a node that has owners): below lender_reserve_percent of
+ *    RAM, the limit is what the store holds less what the shortfall from
+ *    twice the reserve is worth in foreign pages (at their average
  *    compressed size), not below the floor (below).  It is lifted once
- *    available memory is above twice the reserve.  On by default (10%).
+ *    available memory is above twice the reserve; between the marks it
+ *    stays as it was.  PUTs check so often because an owner can fill a
+ *    store faster than a tick: in the cleanremote session node 2 put
+ *    1700 pages on node 1 within a second and a half, and node 1's next
+ *    check found it short by all of them.  (A store that stopped
+ *    growing under twice the reserve was tried: it protected node 1 as
+ *    well, but a lender left in that band lent nothing more, and the
+ *    faults session's node 2, holding node 1's parked pages after its
+ *    own workload, took none of the next process's.)  On by default
+ *    (10%).
  *
  *  - Direct reclaim, off by default (lender_reclaim_quiet_ms=0).
  *    Available memory counts the page cache: a lender living on its page
@@ -149,10 +159,11 @@ static struct ramster_foreign *ramster_lender_store;
  * @asked: set by the shrinker when direct reclaim asked; the next tick
  *	takes it
  * @asked_at: jiffies of the last ask
+ * @checked_at: jiffies of the last check (PUTs check between ticks)
  *
  * The store's limit is the lower of the two (see the top of the file).
  * The limits are written under @lock and read without it.  Lock order:
- * a link's services_rwsem (read, the tick) -> @lock -> the store's lock
+ * a link's services_rwsem (read: the tick, a PUT) -> @lock -> the store's lock
  * (ramster_foreign_set_limit()); the shrinkers take only the store's.
  */
 struct ramster_lender_guard {
@@ -161,6 +172,7 @@ struct ramster_lender_guard {
 	u64 reclaim_limit;
 	atomic_t asked;
 	unsigned long asked_at;
+	unsigned long checked_at;
 };
 
 static struct ramster_lender_guard ramster_lender_guard = {
@@ -175,12 +187,25 @@ static DECLARE_BITMAP(ramster_lender_owners, RAMSTER_MAX_NODES);
 /* Nodes whose peers/<num>/ file exists (a failed start attaches again). */
 static DECLARE_BITMAP(ramster_lender_debugfs, RAMSTER_MAX_NODES);
 
+static void ramster_lender_protect(bool tick);
+
+/*
+ * The store grows only by PUTs: between ticks they check memory this
+ * often, so that a lender short of it stops taking pages within this
+ * much of a burst rather than a keepalive's (the cleanremote session's
+ * lender went from its reserve to the OOM killer within a tick).
+ */
+#define RAMSTER_LENDER_PUT_CHECK	(HZ / 20)
+
 static u32 ramster_lender_status(u8 node, const struct ramster_wire_page *page)
 {
 	if (!test_bit(node, ramster_lender_owners)) {
 		ramster_stat_inc(RAMSTER_STAT_FOREIGN_PUTS_REFUSED);
 		return RAMSTER_ST_REFUSED;
 	}
+	if (time_after(jiffies, READ_ONCE(ramster_lender_guard.checked_at) +
+				RAMSTER_LENDER_PUT_CHECK))
+		ramster_lender_protect(false);
 	return ramster_foreign_put(ramster_lender_store, node, page);
 }
 
@@ -522,26 +547,32 @@ static void ramster_lender_reclaim_check(struct ramster_lender_guard *g)
 
 /*
  * Free pages an ordinary allocation will not get: the high-order atomic
- * reserve, at most the zone's free pages (nr_reserved_highatomic is the
- * size of the reserved pageblocks, used or not).  The allocator's
- * watermark checks take it off the free pages, si_mem_available() does
- * not: in the cleanremote session node 1 (64 MiB) was OOM-killed with
- * 8 MiB of it reserved, and its available memory read above
- * lender_reserve_percent.  (The watermark boost those checks add is
- * transient: left to the 2x marks.)
+ * reserve (nr_reserved_highatomic is the size of the reserved
+ * pageblocks, used or not) and the watermark boost, which the
+ * allocator's watermarks include, at most the zone's free pages.
+ * si_mem_available() counts the first as available and the second only
+ * in part (through the low watermark, when the page cache is small).  On
+ * a small guest both are large and lasting: in the cleanremote session
+ * node 1 (64 MiB, 50 managed) ran with 8 MiB reserved for atomic
+ * allocations (virtio-net's order-3 receive buffers) and a 4 MiB boost,
+ * and was OOM-killed with MemAvailable at 11 MiB, above twice
+ * lender_reserve_percent.  A boost kswapd clears soon is counted while
+ * it lasts: the lender holds or recalls a little early.
  */
 static unsigned long ramster_lender_unavailable_free(void)
 {
-	unsigned long n = 0;
+	unsigned long n = 0, free;
 	struct zone *zone;
 	int nid, i;
 
 	for_each_online_node(nid) {
 		for (i = 0; i < MAX_NR_ZONES; i++) {
 			zone = &NODE_DATA(nid)->node_zones[i];
-			if (populated_zone(zone))
-				n += min(READ_ONCE(zone->nr_reserved_highatomic),
-					 zone_page_state(zone, NR_FREE_PAGES));
+			if (!populated_zone(zone))
+				continue;
+			free = zone_page_state(zone, NR_FREE_PAGES);
+			n += min(READ_ONCE(zone->nr_reserved_highatomic) +
+				 READ_ONCE(zone->watermark_boost), free);
 		}
 	}
 	return n;
@@ -554,7 +585,7 @@ static void ramster_lender_reserve_check(struct ramster_lender_guard *g)
 					  READ_ONCE(lender_reserve_percent), 100);
 	long avail = si_mem_available() -
 		     (long)ramster_lender_unavailable_free();
-	u64 total, bytes, short_pages, per_page, limit;
+	u64 total, bytes, short_pages, per_page, limit, want;
 
 	if (!reserve || avail > 2 * (long)reserve) {
 		WRITE_ONCE(g->reserve_limit, U64_MAX);
@@ -563,16 +594,22 @@ static void ramster_lender_reserve_check(struct ramster_lender_guard *g)
 	if (avail >= (long)reserve)
 		return;		/* between the marks: as it was */
 
+	/*
+	 * Short of the upper mark, not of the reserve: a lender squeezed
+	 * only back to its reserve was lifted at once by the page cache its
+	 * own workload freed, refilled, and squeezed again (cleanremote:
+	 * five squeezes, then the OOM killer).
+	 */
+	want = 2 * (u64)reserve - max(avail, 0L);
 	/* What costs an owner a disk read goes before what costs a recall. */
-	short_pages = ((u64)reserve - max(avail, 0L)) * 2;
+	short_pages = want * 2;
 	if (ramster_foreign_shrink(ramster_lender_store, short_pages) >=
 	    short_pages)
 		return;
 	total = ramster_foreign_total(ramster_lender_store);
 	bytes = ramster_foreign_pool_bytes(ramster_lender_store);
 	per_page = total ? max_t(u64, div64_u64(bytes, total), 64) : PAGE_SIZE;
-	short_pages = div64_u64(((u64)reserve - max(avail, 0L)) * PAGE_SIZE,
-				per_page);
+	short_pages = div64_u64(want * PAGE_SIZE, per_page);
 	limit = total > short_pages ? total - short_pages : 0;
 	/*
 	 * The floor: every short node of a cluster can still place pages
@@ -589,11 +626,12 @@ static void ramster_lender_reserve_check(struct ramster_lender_guard *g)
 
 /*
  * Protect this node from its own generosity (see the top of the file).
- * Every owner's tick calls it; one at a time does the work.  A shrinker
+ * Every owner's tick calls it, and PUTs between ticks (above: the
+ * reserve only); one at a time does the work.  A shrinker
  * that lowers the store's limit between the two checks and the limit set
  * here is undone for a tick at most: its ask is still flagged.
  */
-static void ramster_lender_protect(void)
+static void ramster_lender_protect(bool tick)
 {
 	struct ramster_lender_guard *g = &ramster_lender_guard;
 	bool was;
@@ -603,8 +641,11 @@ static void ramster_lender_protect(void)
 	if (bitmap_empty(ramster_lender_owners, RAMSTER_MAX_NODES) ||
 	    !mutex_trylock(&g->lock))
 		return;
+	WRITE_ONCE(g->checked_at, jiffies);
 	was = ramster_lender_squeezed();
-	ramster_lender_reclaim_check(g);
+	/* Direct reclaim's asks are taken once per tick (see the top). */
+	if (tick)
+		ramster_lender_reclaim_check(g);
 	ramster_lender_reserve_check(g);
 	limit = min(g->reserve_limit, g->reclaim_limit);
 	ramster_foreign_set_limit(ramster_lender_store, limit);
@@ -635,7 +676,7 @@ static void ramster_lender_tick(void *ctx, u8 node,
 {
 	bool owner = test_bit(node, ramster_lender_owners);
 
-	ramster_lender_protect();
+	ramster_lender_protect(true);
 	ka->free_pages = cpu_to_le64(owner ? ramster_lender_room(node) : 0);
 	ka->held_pages = cpu_to_le64(ramster_foreign_held_for(ramster_lender_store,
 							      node));

@@ -186,7 +186,7 @@ rewrite_coherent() {
 
 # Node 2 under its own memory pressure while node 1 re-reads.
 lender_drops_under_pressure() {
-	local drop0 miss0 gets0 mem2 bad2 peak sq0 asks0 rec0
+	local drop0 miss0 gets0 mem2 bad2 peak sq0 asks0 rec0 wb0
 	evict1
 	within 30 ephemeral_above 0 ||
 		problem "node 2 held no ephemeral page before the pressure"
@@ -198,13 +198,17 @@ lender_drops_under_pressure() {
 	sq0=$(n 1 lender_squeezes)
 	asks0=$(n 1 lender_reclaim_asks)
 	rec0=$(n 1 recalls_sent)
+	wb0=$(n 2 recall_written_back)
 	# Node 2's workload swaps to node 1, up to its capacity of 6144 raw
 	# pages (24 MiB of its 64, sized for the swap sessions): on top of
 	# node 1's own clean pool and page cache, its re-read was OOM-killed
-	# in CI with a 10% lender reserve never crossed (its file pages and
-	# reserved free pages counted as available).  Node 1's defaults must
-	# protect it now: the reserve, less the high-order atomic reserve's
-	# free pages, squeezes it, and it recalls.
+	# in CI, first with a 10% lender reserve never crossed (its file
+	# pages and reserved free pages counted as available), then, that
+	# fixed, with the store refilled between ticks and node 2, short
+	# itself, unable to take its pages back.  Node 1's defaults must
+	# protect it now: under the reserve (checked by PUTs between ticks)
+	# it recalls back to twice it, and node 2 writes what it cannot
+	# take home to its swap device.
 	load_bg 2 $((mem2 * 3 / 2)) 5
 	pass pressure1 forward
 	pass pressure2 shuffled
@@ -217,7 +221,7 @@ lender_drops_under_pressure() {
 	[ "$(($(n 1 lender_squeezes) - sq0))" -gt 0 ] ||
 		problem "node 1 ($(shown 1 foreign_pages) foreign pages now) was never squeezed under its own re-read: nothing protected it"
 	"$CLUSTER" stat > "$RAMSTER_CLUSTER_DIR/stat-pressure.txt" 2>&1 || true
-	FIGURES="node 2 held $peak, dropped $drop0 under a ${mem2}x1.5 MiB workload (0 bad); node 1: $(($(n 1 clean_remote_gets) - gets0)) remote gets, $(($(n 1 clean_remote_get_misses) - miss0)) remote get misses (read from disk), 0 bad; node 1 as lender: squeezes +$(($(n 1 lender_squeezes) - sq0)), reclaim asks +$(($(n 1 lender_reclaim_asks) - asks0)), recalls sent +$(($(n 1 recalls_sent) - rec0)), foreign pages now $(shown 1 foreign_pages)"
+	FIGURES="node 2 held $peak, dropped $drop0 under a ${mem2}x1.5 MiB workload (0 bad); node 1: $(($(n 1 clean_remote_gets) - gets0)) remote gets, $(($(n 1 clean_remote_get_misses) - miss0)) remote get misses (read from disk), 0 bad; node 1 as lender: squeezes +$(($(n 1 lender_squeezes) - sq0)), reclaim asks +$(($(n 1 lender_reclaim_asks) - asks0)), recalls sent +$(($(n 1 recalls_sent) - rec0)), foreign pages now $(shown 1 foreign_pages); node 2 wrote $(($(n 2 recall_written_back) - wb0)) recalled pages to its swap device"
 }
 
 # unload NODE: ramster-cluster unload; its output in unload-NODE.txt.
