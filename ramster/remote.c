@@ -1132,6 +1132,7 @@ unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
 	unsigned long done = 0, handle;
 	unsigned int type;
 	pgoff_t offset;
+	bool room;
 	void *buf;
 
 	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
@@ -1140,11 +1141,12 @@ unsigned long ramster_remote_fetch_home(u8 holder, unsigned long max,
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		tree = ramster_remote_trees[type];
 		offset = 0;
-		while (tree && done < max && !ramster_should_stop() &&
-		       (to_limit || ramster_fetch_room(false))) {
+		while (tree && done < max && !ramster_should_stop()) {
+			room = ramster_fetch_room(to_limit);
+			if (!room && !to_limit)
+				break;
 			entry = ramster_remote_next(tree, offset, holder,
-						    ramster_fetch_room(to_limit) ?
-						    ramster_fetch_candidate :
+						    room ? ramster_fetch_candidate :
 						    ramster_forget_candidate);
 			if (!entry)
 				break;
