@@ -37,9 +37,11 @@
  *    is redundant but correct, and clears frontswap's bit the same way,
  *    so the local copy is dropped by the same path.
  *  - Allocations under pressure: the worker runs under
- *    memalloc_noio_save(), so frontswap_writeback()'s GFP_KERNEL swap
- *    cache page, and any reclaim it enters, cannot write swap pages
- *    (no __GFP_IO), so it never recurses into our store.  The store
+ *    memalloc_noio_save(), so the swap cache page frontswap_writeback()
+ *    allocates, and any reclaim it enters, cannot write swap pages (no
+ *    __GFP_IO): it never recurses into our store; it never calls the OOM
+ *    killer either (writeback.c); a page not had is
+ *    evict_writeback_failed.  The store
  *    path itself only queues the work (no allocation, no waiting).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

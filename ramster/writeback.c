@@ -32,10 +32,16 @@
  *    so the swap cache page's allocation, and any reclaim it enters,
  *    cannot write swap pages and re-enter our store.
  *  - Memory: each write takes a page for the swap cache until its I/O
- *    is done (GFP_KERNEL in frontswap_writeback(), as zswap's
- *    write-back: on a short node it waits in reclaim rather than fail).
- *    A recall pass starts at most RAMSTER_RECALL_BATCH writes; the
- *    block queue bounds those in flight across passes.
+ *    is done, asked with RAMSTER_WRITEBACK_GFP: reclaim as long as it
+ *    makes progress (NOIO, by the scope above), then fail, and never
+ *    the OOM killer, global or a memcg's (the page is charged to the
+ *    cgroup that swapped the slot out, which may be at its limit): a
+ *    page written back is memory given back, to our pool or to a
+ *    lender, not worth a process.  A page not had is a miss (-ENOMEM,
+ *    counted by eviction; a recall pass gives up after
+ *    RAMSTER_WRITEBACK_MISSES and the holder asks again).  A recall
+ *    pass starts at most RAMSTER_RECALL_BATCH writes; the block queue
+ *    bounds those in flight across passes.
  *  - The swap cache page stays locked while its data is fetched: a
  *    swap-in of that slot waits for the GET, as its own load would.
  */
@@ -65,6 +71,9 @@ struct ramster_writeback_ctx {
 	struct ramster_entry *entry;
 	bool remote;
 };
+
+/* The swap cache page of a write-back: see "Memory" above. */
+#define RAMSTER_WRITEBACK_GFP	(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 /* frontswap_writeback()'s fill: the slot's page is locked in the cache. */
 static int ramster_writeback_fill(struct page *page, void *arg)
@@ -112,8 +121,9 @@ static int ramster_writeback_fill(struct page *page, void *arg)
  *
  * Return: 0 when the write is started; -EEXIST when the slot is busy
  * (its page is in the swap cache: try later); -ENOENT when the entry is
- * no longer the slot's, the area is going, or no page could be had for
- * the swap cache; another negative errno when no copy could be read.
+ * no longer the slot's or the area is going; -ENOMEM when no page could
+ * be had for the swap cache; another negative errno when no copy could
+ * be read.
  */
 int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
 		       bool remote)
@@ -126,6 +136,7 @@ int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
 
 	noio = memalloc_noio_save();
 	ret = frontswap_writeback(tree->type, entry->offset,
+				  RAMSTER_WRITEBACK_GFP,
 				  ramster_writeback_fill, &ctx);
 	memalloc_noio_restore(noio);
 	spin_lock(&tree->lock);
@@ -141,9 +152,10 @@ int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
 
 /*
  * Pages in a row not written before a pass gives up: no holder produced
- * them (no answer, "not now" after retries), or frontswap_writeback()
- * found no page for the swap cache (-ENOENT, as for a freed slot, which
- * is rare for an entry just found).  Busy slots (-EEXIST) do not count.
+ * them (no answer, "not now" after retries), frontswap_writeback() found
+ * no page for the swap cache (-ENOMEM), or the slot was freed meanwhile
+ * (-ENOENT, rare for an entry just found).  Busy slots (-EEXIST) do not
+ * count.
  */
 #define RAMSTER_WRITEBACK_MISSES	64
 
