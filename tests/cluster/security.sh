@@ -54,10 +54,11 @@ trap 'capture_stop; on_exit' EXIT
 
 fuzz_cases() { grep -c ' closed$' <<< "$FUZZ_OUT" || true; }
 
-# work_bg NODE MIB SEED [ARGS]: the verifying workload, 3 passes with a
-# quarter of the pages rewritten (a new version) between passes.
+# work_bg NODE MIB SEED [ARGS [PASSES]]: the verifying workload, PASSES
+# (3) passes with a quarter of the pages rewritten (a new version)
+# between passes.
 work_bg() {
-	cx "$1" "/bin/workload -m $2 -s $3 -p 3 -q ${4:-} > /tmp/load.out 2>&1 &" >/dev/null
+	cx "$1" "/bin/workload -m $2 -s $3 -p ${5:-3} -q ${4:-} > /tmp/load.out 2>&1 &" >/dev/null
 }
 
 # work_done NODE WHAT: wait for NODE's workload; a problem unless 0 bad.
@@ -71,13 +72,15 @@ link_security() { cx "$1" "cat $DEBUGFS/links" | awk -v p="$2" '$1 == p { print 
 
 both_live() { peer_state_is 1 2 live && peer_state_is 2 1 live; }
 
-# rate_figures NODE MIB SEED WHAT [ARGS]: a 3x RAM workload in NODE while
-# nothing else runs: "WHAT: N puts/s, remote load latency ...".
+# rate_figures NODE MIB SEED WHAT [ARGS]: a workload of MIB in NODE while
+# nothing else runs, 2 passes (one rewrite: enough for the figures; the
+# rates themselves are make bench's): "WHAT: N puts/s, remote load
+# latency ...".
 rate_figures() {
 	local node=$1 mib=$2 seed=$3 what=$4 puts0 puts1 t0 t1
 	puts0=$(dbg "$node" remote_puts)
 	t0=$(date +%s)
-	work_bg "$node" "$mib" "$seed" "${5:-}"
+	work_bg "$node" "$mib" "$seed" "${5:-}" 2
 	work_done "$node" "$what"
 	t1=$(date +%s)
 	puts1=$(dbg "$node" remote_puts)
@@ -373,7 +376,7 @@ confidentiality_capture() {
 	local enc=$RAMSTER_CLUSTER_DIR/encrypted.pcap clear=$RAMSTER_CLUSTER_DIR/auth-only.pcap
 	local enc_figs enc_markers enc_bytes
 	capture_start "$enc"
-	rate_figures 1 $((MEM * 3)) 21 "encrypted" "-M $MARKER"
+	rate_figures 1 $((MEM * 2)) 21 "encrypted" "-M $MARKER"
 	captured encrypted "$enc"
 	enc_figs=$RATE
 	enc_markers=$CAP_MARKERS
@@ -385,7 +388,7 @@ confidentiality_capture() {
 	[ "$(link_security 1 2)" = authenticated ] ||
 		problem "with encrypt=0 the link is '$(link_security 1 2)'"
 	capture_start "$clear"
-	rate_figures 1 $((MEM * 3)) 22 "authenticated only" "-M $MARKER"
+	rate_figures 1 $((MEM * 2)) 22 "authenticated only" "-M $MARKER"
 	captured "authenticated only" "$clear"
 	[ "$CAP_MARKERS" -gt 0 ] || problem "encrypt=0: no marker in the capture: the check cannot fail"
 	FIGURES="marker $enc_markers times in $((enc_bytes / 1000)) kB encrypted, $CAP_MARKERS times in $((CAP_BYTES / 1000)) kB with encrypt=0; $enc_figs; $RATE"
@@ -417,7 +420,7 @@ insecure_runs_and_warns() {
 			problem "node $num got a key"
 		fi
 	done
-	rate_figures 1 $((MEM * 3)) 23 "insecure"
+	rate_figures 1 $((MEM * 2)) 23 "insecure"
 	fuzz handshake-insecure 2 "$AS9 -L 10 handshake"
 	fuzz_ok handshake-insecure
 	hs=$(sed -n 's/^fuzz: handshake \(.*\)$/\1/p' <<< "$FUZZ_OUT")
