@@ -33,7 +33,7 @@
 # and initramfs (build/kernel-debug, build/module-debug,
 # build/initramfs-debug.cpio.gz; kernel-patches/debug.fragment), logs in
 # build/test-logs-debug/, every timeout times RAMSTER_TIMEOUT_SCALE (3
-# unless set), every guest RAMSTER_GUEST_MEM_EXTRA MiB larger (128 unless
+# unless set), every guest RAMSTER_GUEST_MEM_EXTRA MiB larger (192 unless
 # set).  Besides warnings, a lockdep, KASAN, list, slub, VM_BUG_ON
 # or debug-objects report fails the test that caused it, and so does a
 # kmemleak leak: each guest scans when its case ends (tools/guest/init;
@@ -61,7 +61,7 @@ if [ -n "$FLAVOR" ]; then
 	# checks), KASAN shadows an eighth of RAM, and slub debugging and
 	# kmemleak's metadata take about 30 MiB of slab under a workload: with
 	# 64 MiB more, a 64 MiB node was OOM-killing its workload at once.
-	export RAMSTER_GUEST_MEM_EXTRA=${RAMSTER_GUEST_MEM_EXTRA:-128}
+	export RAMSTER_GUEST_MEM_EXTRA=${RAMSTER_GUEST_MEM_EXTRA:-192}
 fi
 CASES_DIR=$TOP/tests/guest/cases
 SESSIONS_DIR=$TOP/tests/cluster
