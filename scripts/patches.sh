@@ -30,19 +30,26 @@ touched_files() {
 	done | sort -u
 }
 
+# Files the series creates (a "new file mode" after their diff line):
+# not in the archive.
+created_files() {
+	local p
+	series | while read -r p; do
+		awk '/^diff --git / { f = substr($3, 3) }
+			/^new file mode/ { print f }' "$PATCHES/$p"
+	done | sort -u
+}
+
 workspace() {
 	[ ! -e "$KDEV" ] || die "$KDEV exists; remove it first"
 	mkdir -p "$KDEV"
-	touched_files | sed 's|^|linux-source-6.1/|' > "$KDEV.members"
-	# Files the series creates (mm/cleancache.c) are not in the archive:
-	# tar says so and fails at the end; any other complaint is fatal.
-	tar -C "$KDEV" --strip-components=1 -xJf "$TARBALL" -T "$KDEV.members" \
-		2> "$KDEV.tar-errors" || true
-	if grep -v -e 'Not found in archive' -e 'Exiting with failure status' \
-		"$KDEV.tar-errors" >&2; then
+	comm -23 <(touched_files) <(created_files) |
+		sed 's|^|linux-source-6.1/|' > "$KDEV.members"
+	if ! tar -C "$KDEV" --strip-components=1 -xJf "$TARBALL" -T "$KDEV.members"; then
+		rm -rf "$KDEV" "$KDEV.members"
 		die "extracting the vanilla files failed"
 	fi
-	rm -f "$KDEV.members" "$KDEV.tar-errors"
+	rm -f "$KDEV.members"
 	git -C "$KDEV" init -q
 	git -C "$KDEV" add -A
 	git -C "$KDEV" -c user.name=vanilla -c user.email=vanilla@localhost \

@@ -59,8 +59,11 @@ if [ -n "$FLAVOR" ]; then
 	export RAMSTER_BOOT_TIMEOUT=${RAMSTER_BOOT_TIMEOUT:-$((180 * SCALE))}
 	# The kernel is 31 MiB larger (lockdep's tables, KASAN's inline
 	# checks), KASAN shadows an eighth of RAM, and slub debugging and
-	# kmemleak's metadata take about 30 MiB of slab under a workload: with
-	# 64 MiB more, a 64 MiB node was OOM-killing its workload at once.
+	# kmemleak's metadata take tens of MiB of slab, growing with the
+	# pages stored: with 64 MiB more, a 64 MiB node OOM-killed its
+	# workload at once; with 128, the writethrough session's node 1 was
+	# OOM-killed with 55 MB of slab; with 256, its parked workload (sized
+	# from the configuration's 64 MiB) no longer pushed pages to node 2.
 	export RAMSTER_GUEST_MEM_EXTRA=${RAMSTER_GUEST_MEM_EXTRA:-192}
 fi
 CASES_DIR=$TOP/tests/guest/cases
