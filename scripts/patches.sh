@@ -13,6 +13,8 @@
 #                                  to kernel-patches/ and the series file
 set -euo pipefail
 
+# One collation for sort and comm.
+export LC_ALL=C
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 KDEV=$TOP/build/kdev
@@ -22,7 +24,7 @@ die() { printf 'patches: %s\n' "$*" >&2; exit 1; }
 
 series() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$PATCHES/series"; }
 
-# Every file a patch of the series touches, plus checkpatch's own files.
+# Every file a patch of the series touches.
 touched_files() {
 	local p
 	series | while read -r p; do
@@ -41,9 +43,13 @@ created_files() {
 }
 
 workspace() {
+	local touched created
 	[ ! -e "$KDEV" ] || die "$KDEV exists; remove it first"
+	touched=$(touched_files) || die "cannot read the series"
+	created=$(created_files) || die "cannot read the series"
+	[ -n "$touched" ] || die "the series touches no file"
 	mkdir -p "$KDEV"
-	comm -23 <(touched_files) <(created_files) |
+	comm -23 <(printf '%s\n' "$touched") <(printf '%s\n' "$created") |
 		sed 's|^|linux-source-6.1/|' > "$KDEV.members"
 	if ! tar -C "$KDEV" --strip-components=1 -xJf "$TARBALL" -T "$KDEV.members"; then
 		rm -rf "$KDEV" "$KDEV.members"

@@ -62,7 +62,7 @@ if [ -n "$FLAVOR" ]; then
 	# kmemleak's metadata take tens of MiB of slab, growing with the
 	# pages stored: with 64 MiB more, a 64 MiB node OOM-killed its
 	# workload at once; with 128, the writethrough session's node 1 was
-	# OOM-killed with 55 MB of slab; with 256, its parked workload (sized
+	# OOM-killed with 55 MiB of slab; with 256, its parked workload (sized
 	# from the configuration's 64 MiB) no longer pushed pages to node 2.
 	export RAMSTER_GUEST_MEM_EXTRA=${RAMSTER_GUEST_MEM_EXTRA:-192}
 fi
