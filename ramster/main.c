@@ -41,8 +41,8 @@
  *    allocates, and any reclaim it enters, cannot write swap pages (no
  *    __GFP_IO): it never recurses into our store; it never calls the OOM
  *    killer either (writeback.c); a page not had is
- *    evict_writeback_failed.  The store
- *    path itself only queues the work (no allocation, no waiting).
+ *    evict_writeback_failed.  The store path itself only queues the
+ *    work (no allocation, no waiting).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -24,23 +24,21 @@ die() { printf 'patches: %s\n' "$*" >&2; exit 1; }
 
 series() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$PATCHES/series"; }
 
-# Every file a patch of the series touches.
-touched_files() {
+# series_paths AWK: what AWK prints for the patches of the series, sorted
+# and unique; f is the path of the diff --git line last seen.
+series_paths() {
 	local p
 	series | while read -r p; do
-		sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$PATCHES/$p"
+		awk '/^diff --git / { f = substr($3, 3) } '"$1" "$PATCHES/$p"
 	done | sort -u
 }
 
+# Every file a patch of the series touches.
+touched_files() { series_paths '/^diff --git / { print f }'; }
+
 # Files the series creates (a "new file mode" after their diff line):
 # not in the archive.
-created_files() {
-	local p
-	series | while read -r p; do
-		awk '/^diff --git / { f = substr($3, 3) }
-			/^new file mode/ { print f }' "$PATCHES/$p"
-	done | sort -u
-}
+created_files() { series_paths '/^new file mode/ { print f }'; }
 
 workspace() {
 	local touched created
