@@ -40,9 +40,10 @@
  *    memalloc_noio_save(), so the swap cache page frontswap_writeback()
  *    allocates, and any reclaim it enters, cannot write swap pages (no
  *    __GFP_IO): it never recurses into our store; it never calls the OOM
- *    killer either (writeback.c); a page not had is
- *    evict_writeback_failed.  The store path itself only queues the
- *    work (no allocation, no waiting).
+ *    killer either (writeback.c).  A page not had (writeback_nomem)
+ *    ends the run: each further try would be one more round of reclaim
+ *    for nothing; the next store over the mark queues it again.  The
+ *    store path itself only queues the work (no allocation, no waiting).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -199,9 +200,9 @@ static struct ramster_entry *ramster_evict_pick(struct ramster_tree *tree)
 	return found;
 }
 
-/* Write one entry back; true if it left the pool. */
-static bool ramster_evict_one(struct ramster_tree *tree,
-			      struct ramster_entry *entry)
+/* Write one entry back, counted; ramster_write_back()'s return. */
+static int ramster_evict_one(struct ramster_tree *tree,
+			     struct ramster_entry *entry)
 {
 	int ret = ramster_write_back(tree, entry, false);
 
@@ -211,7 +212,7 @@ static bool ramster_evict_one(struct ramster_tree *tree,
 		ramster_stat_inc(RAMSTER_STAT_EVICT_SKIPPED_BUSY);
 	else if (ret != -ENOENT)
 		ramster_stat_inc(RAMSTER_STAT_EVICT_WRITEBACK_FAILED);
-	return !ret;
+	return ret;
 }
 
 /*
@@ -229,6 +230,7 @@ static void ramster_evict_fn(struct work_struct *work)
 	struct ramster_entry *entry;
 	struct ramster_tree *tree;
 	bool any;
+	int ret;
 
 	noio = memalloc_noio_save();
 	while (ramster_pool_above(READ_ONCE(evict_low_percent)) &&
@@ -242,8 +244,11 @@ static void ramster_evict_fn(struct work_struct *work)
 			if (!entry)
 				continue;
 			any = true;
-			if (ramster_evict_one(tree, entry))
+			ret = ramster_evict_one(tree, entry);
+			if (!ret)
 				done++;
+			else if (ret == -ENOMEM)
+				goto out;
 			else
 				misses++;
 		}
@@ -254,6 +259,7 @@ static void ramster_evict_fn(struct work_struct *work)
 			ramster_local_compact();
 		cond_resched();
 	}
+out:
 	if (done)
 		ramster_local_compact();
 	memalloc_noio_restore(noio);

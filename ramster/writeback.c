@@ -37,11 +37,13 @@
  *    the OOM killer, global or a memcg's (the page is charged to the
  *    cgroup that swapped the slot out, which may be at its limit): a
  *    page written back is memory given back, to our pool or to a
- *    lender, not worth a process.  A page not had is a miss (-ENOMEM,
- *    counted by eviction; a recall pass gives up after
- *    RAMSTER_WRITEBACK_MISSES and the holder asks again).  A recall
- *    pass starts at most RAMSTER_RECALL_BATCH writes; the block queue
- *    bounds those in flight across passes.
+ *    lender, not worth a process.  A page not had (-ENOMEM, counted in
+ *    writeback_nomem) ends an eviction run or a recall pass at once:
+ *    reclaim just failed, each further try would be another round of
+ *    it for nothing; the holder asks again, the next store over the
+ *    mark queues eviction again.  A recall pass starts at most
+ *    RAMSTER_RECALL_BATCH writes; the block queue bounds those in
+ *    flight across passes.
  *  - The swap cache page stays locked while its data is fetched: a
  *    swap-in of that slot waits for the GET, as its own load would.
  */
@@ -139,6 +141,8 @@ int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
 				  RAMSTER_WRITEBACK_GFP,
 				  ramster_writeback_fill, &ctx);
 	memalloc_noio_restore(noio);
+	if (ret == -ENOMEM)
+		ramster_stat_inc(RAMSTER_STAT_WRITEBACK_NOMEM);
 	spin_lock(&tree->lock);
 	if (!ret && ramster_index_lookup(tree, entry->offset) == entry) {
 		/* The device has the page: forget ours, as an invalidate. */
@@ -152,10 +156,9 @@ int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
 
 /*
  * Pages in a row not written before a pass gives up: no holder produced
- * them (no answer, "not now" after retries), frontswap_writeback() found
- * no page for the swap cache (-ENOMEM), or the slot was freed meanwhile
- * (-ENOENT, rare for an entry just found).  Busy slots (-EEXIST) do not
- * count.
+ * them (no answer, "not now" after retries), or the slot was freed
+ * meanwhile (-ENOENT, rare for an entry just found).  Busy slots
+ * (-EEXIST) do not count; -ENOMEM ends the pass at once (see the top).
  */
 #define RAMSTER_WRITEBACK_MISSES	64
 
@@ -198,6 +201,8 @@ unsigned long ramster_write_back_held(u8 holder, unsigned long max,
 			if (!ret) {
 				done++;
 				misses = 0;
+			} else if (ret == -ENOMEM) {
+				goto out;
 			} else if (ret != -EEXIST) {
 				misses++;
 			}
@@ -207,6 +212,7 @@ unsigned long ramster_write_back_held(u8 holder, unsigned long max,
 		    ramster_should_stop())
 			break;
 	}
+out:
 	ramster_stat_add(RAMSTER_STAT_RECALL_WRITTEN_BACK, done);
 	return done;
 }
