@@ -54,6 +54,7 @@
 #include "remote.h"
 #include "shrink.h"
 #include "transport.h"
+#include "writeback.h"
 
 static unsigned int leave_timeout_ms = 60000;
 module_param(leave_timeout_ms, uint, 0644);
@@ -111,6 +112,7 @@ static void ramster_set_leaving(bool leaving)
 static int ramster_leave(void)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(leave_timeout_ms);
+	struct ramster_writeback_cursor cursor = {};
 	unsigned long next_log = jiffies;
 	u64 foreign, out;
 
@@ -119,7 +121,7 @@ static int ramster_leave(void)
 		pr_info("leaving the cluster: refusing other nodes' pages, recalling those held here, taking ours home\n");
 	}
 	for (;;) {
-		out = ramster_recall_take_back(RAMSTER_NO_NODE, 0);
+		out = ramster_recall_take_back(RAMSTER_NO_NODE, 0, &cursor);
 		foreign = ramster_lender_total_pages();
 		if (!out && !foreign)
 			break;

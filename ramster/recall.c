@@ -47,6 +47,8 @@
 static DEFINE_SPINLOCK(ramster_recall_lock);	/* see the file comment */
 static u64 ramster_recall_keep_there[RAMSTER_MAX_NODES];
 static DECLARE_BITMAP(ramster_recall_pending, RAMSTER_MAX_NODES);
+/* Where each holder's recall write-backs go on from: the recall work's. */
+static struct ramster_writeback_cursor ramster_recall_cursors[RAMSTER_MAX_NODES];
 static void ramster_recall_work_fn(struct work_struct *work);
 static DECLARE_WORK(ramster_recall_work, ramster_recall_work_fn);
 
@@ -65,15 +67,17 @@ static u64 ramster_pages_out(u8 holder)
  * ramster_recall_take_back - bring our pages home from a holder
  * @holder: the holder, or RAMSTER_NO_NODE for all of them
  * @keep: until it holds at most this many of them
+ * @cursor: where its write-backs go on from (ramster_write_back_held()):
+ *	the caller's, kept across calls
  *
  * Into the local pool, and when it is full, making room there by bringing
  * pages into their processes while memory allows, else to the swap device.
  *
  * Return: how many more than @keep are still there.
  */
-u64 ramster_recall_take_back(u8 holder, u64 keep)
+u64 ramster_recall_take_back(u8 holder, u64 keep,
+			     struct ramster_writeback_cursor *cursor)
 {
-	struct ramster_writeback_cursor cursor = {};
 	unsigned long fetched, room, written;
 	u64 out;
 
@@ -94,7 +98,7 @@ u64 ramster_recall_take_back(u8 holder, u64 keep)
 		written = ramster_write_back_held(holder,
 						  min_t(u64, out - keep,
 							RAMSTER_RECALL_BATCH),
-						  &cursor);
+						  cursor);
 		ramster_stat_add(RAMSTER_STAT_RECALL_PAGES, written);
 		if (!written)
 			break;
@@ -140,7 +144,8 @@ static void ramster_recall_work_fn(struct work_struct *work)
 		before = ramster_pages_out(node);
 		if (before <= keep)
 			continue;
-		unmet = ramster_recall_take_back(node, keep);
+		unmet = ramster_recall_take_back(node, keep,
+						 &ramster_recall_cursors[node]);
 		pr_info_ratelimited("recall: node %u held %llu pages of ours, asked to keep %llu: %llu taken back\n",
 				    node, before, keep,
 				    before - min(before, ramster_pages_out(node)));

@@ -9,6 +9,9 @@
 
 int ramster_recall_init(void);
 void ramster_recall_exit(void);
-u64 ramster_recall_take_back(u8 holder, u64 keep);
+struct ramster_writeback_cursor;
+
+u64 ramster_recall_take_back(u8 holder, u64 keep,
+			     struct ramster_writeback_cursor *cursor);
 
 #endif /* _RAMSTER_RECALL_H */

@@ -38,10 +38,13 @@
  *    cgroup that swapped the slot out, which may be at its limit): a
  *    page written back is memory given back, to our pool or to a
  *    lender, not worth a process.  A page not had (-ENOMEM, counted in
- *    writeback_nomem) ends an eviction run or a recall pass at once:
- *    reclaim just failed, each further try would be another round of
- *    it for nothing; the holder asks again, the next store over the
- *    mark queues eviction again.  A recall pass starts at most
+ *    writeback_nomem) is a miss; RAMSTER_WRITEBACK_NOMEM of them in a
+ *    row end an eviction run or a recall pass: then reclaim fails for
+ *    the node, not for one cgroup at its limit, and each further try
+ *    would be another round of it for nothing.  The holder asks again,
+ *    the next store over the mark queues eviction again, and a recall
+ *    goes on from its cursor, past the pages that failed.  A recall
+ *    pass starts at most
  *    RAMSTER_RECALL_BATCH writes; the block queue bounds those in
  *    flight across passes.
  *  - The swap cache page stays locked while its data is fetched: a
@@ -156,9 +159,10 @@ int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
 
 /*
  * Pages in a row not written before a pass gives up: no holder produced
- * them (no answer, "not now" after retries), or the slot was freed
- * meanwhile (-ENOENT, rare for an entry just found).  Busy slots
- * (-EEXIST) do not count; -ENOMEM ends the pass at once (see the top).
+ * them (no answer, "not now" after retries), no memory for the swap cache
+ * page (-ENOMEM; RAMSTER_WRITEBACK_NOMEM in a row end the pass: see the
+ * top), or the slot was freed meanwhile (-ENOENT, rare for an entry just
+ * found).  Busy slots (-EEXIST) do not count.
  */
 #define RAMSTER_WRITEBACK_MISSES	64
 
@@ -167,7 +171,8 @@ int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
  * @holder: the holder (RAMSTER_NO_NODE: any)
  * @max: most pages to write
  * @cursor: where to go on from; a caller's passes share one, zeroed at
- *	first, so that slots that stay busy are not met again and again
+ *	first, so that slots that stay busy, or whose cgroup has no memory,
+ *	are not met first again and again; past the end it starts over
  *
  * For a recall or leaving whose pages cannot come home: remote-only
  * pages (one with a local copy only forgets its remote ones: remote.c's
@@ -181,12 +186,17 @@ int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
 unsigned long ramster_write_back_held(u8 holder, unsigned long max,
 				      struct ramster_writeback_cursor *cursor)
 {
-	unsigned int misses = 0;
+	unsigned int misses = 0, nomem = 0;
 	unsigned long done = 0;
 	struct ramster_entry *entry;
 	struct ramster_tree *tree;
 	int ret;
 
+	/* The last pass reached the end: start over. */
+	if (cursor->type >= MAX_SWAPFILES) {
+		cursor->type = 0;
+		cursor->offset = 0;
+	}
 	for (; cursor->type < MAX_SWAPFILES; cursor->type++, cursor->offset = 0) {
 		tree = READ_ONCE(ramster_writeback_trees[cursor->type]);
 		while (tree && done < max &&
@@ -198,10 +208,11 @@ unsigned long ramster_write_back_held(u8 holder, unsigned long max,
 				break;
 			cursor->offset = entry->offset + 1;
 			ret = ramster_write_back(tree, entry, true);
+			nomem = ret == -ENOMEM ? nomem + 1 : 0;
 			if (!ret) {
 				done++;
 				misses = 0;
-			} else if (ret == -ENOMEM) {
+			} else if (nomem >= RAMSTER_WRITEBACK_NOMEM) {
 				goto out;
 			} else if (ret != -EEXIST) {
 				misses++;

@@ -12,13 +12,22 @@ struct ramster_tree;
 
 /**
  * struct ramster_writeback_cursor - where a series of passes goes on from
- * @type: the swap type
+ * @type: the swap type (MAX_SWAPFILES: past the end; the next pass starts
+ *	over)
  * @offset: the offset in it
  */
 struct ramster_writeback_cursor {
 	unsigned int type;
 	pgoff_t offset;
 };
+
+/*
+ * Write-backs in a row that found no memory (-ENOMEM) before an eviction
+ * run or a recall pass ends: one is often a single cgroup's (the swap
+ * cache page is charged to the cgroup that swapped the slot out, maybe at
+ * its limit), several in a row are the whole node's.
+ */
+#define RAMSTER_WRITEBACK_NOMEM	8
 
 void ramster_writeback_init(struct ramster_tree **trees);
 int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
