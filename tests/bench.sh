@@ -11,6 +11,16 @@
 #   vanilla   an unpatched 6.1 built from the same config fragment, disk
 #             (left out, with a note, when build/kernel-vanilla is not
 #             built: make kernel-vanilla)
+# and, as root (a network namespace), on node 1 of cluster-configs/pair.conf
+# (the same guest shape: 128 MiB unless BENCH_MEM_MIB differs, 2 CPUs, its
+# swap disk throttled the same way), node 2 lending its RAM:
+#   nbd       swap over NBD to node 2's RAM, the network alternative a user
+#             would pick: ramster unloaded on both, Debian's nbd-server on
+#             node 2 exporting a file in its RAM (ramfs) of node 2's
+#             capacity in pages (the same number of pages ramster may keep
+#             there), node 1's /dev/nbd0 (tests/guest/nbd-attach.c) swapped
+#             on first, its disk after it for what does not fit
+#   pair      ramster as the node runs it: its local tier and node 2
 # with the working set BENCH_FRACTIONS percent in RAM (default "75 50 33":
 # workloads of RAM / 0.75, RAM / 0.5 and RAM / 0.33 of the guest's
 # MemTotal, the method of the Infiniswap and Fastswap papers), RUNS times
@@ -61,6 +71,8 @@
 # second pass's cleancache hits and sectors read (and, for pair, how many
 # of the hits came from node 2).  Saved in build/bench/reread.txt.
 #
+# BENCH_CONFIGS="disk nbd ...": the swap part's configurations (default
+# all of them).
 # BENCH_QUICK=1: one round (BENCH_RUNS still wins), swap at 50% in RAM only
 # (BENCH_FRACTIONS still wins): every part once, for a smoke run.
 set -euo pipefail
@@ -83,7 +95,10 @@ fi
 MEM=${BENCH_MEM_MIB:-128}
 MIX=${BENCH_MIX:-realistic}
 COMPRESS_SECONDS=${BENCH_COMPRESS_SECONDS:-5}
-CONFIGS=(disk zswap zram ramster vanilla)
+read -r -a CONFIGS <<< "${BENCH_CONFIGS:-disk zswap zram ramster vanilla nbd pair}"
+# Booted as a pair of pair.conf (cluster_run), not as a single guest.
+is_cluster_config() { [ "$1" = nbd ] || [ "$1" = pair ]; }
+NBD_INITRD=$TOP/build/initramfs-nbd.cpio.gz
 # The TCG slowdown factor and the mix's compression ratio (tcg_factor).
 TCG_FACTOR=-
 MIX_RATIO=-
@@ -140,6 +155,11 @@ field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<< "$2"; }
 one_run() {
 	local config=$1 frac=$2 round=$3 kernel=$PATCHED mode=$1 extra=
 	local log=$OUT/logs/$config-$frac-$round.log line
+	if is_cluster_config "$config"; then
+		cluster_run "$config" "$frac" "$round" "$log"
+		run_recorded "$config" "$frac" "$round" "$log" "$CLUSTER_LINE"
+		return
+	fi
 	case "$config" in
 	zswap) extra="zswap.enabled=1 zswap.compressor=lz4 zswap.zpool=zsmalloc" ;;
 	vanilla) kernel=$VANILLA mode=disk ;;
@@ -149,7 +169,15 @@ one_run() {
 		"ramster_test=bench bench_mode=$mode bench_frac=$frac bench_mix=$MIX $extra" \
 		-nic none \
 		-drive "$(qemu_swap_drive "$OUT/swap.img" "$(disk_limits)")"
-	if ! line=$(bench_line "$log"); then
+	line=$(bench_line "$log") || line=
+	run_recorded "$config" "$frac" "$round" "$log" "$line"
+}
+
+# run_recorded CONFIG FRACTION ROUND LOG LINE: a run's line of raw.txt
+# from its BENCH: LINE (empty: it failed), and its progress line.
+run_recorded() {
+	local config=$1 frac=$2 round=$3 log=$4 line=$5
+	if [ -z "$line" ]; then
 		echo "bench: $config $frac% round $round FAILED, see $log" >&2
 		echo "$config $frac $round FAIL" >> "$OUT/raw.txt"
 		return
@@ -158,6 +186,58 @@ one_run() {
 	printf '[bench %4ss] %-8s %s%% in RAM (%s MiB) round %s: %s ms\n' \
 		"$(($(date +%s) - START))" "$config" "$frac" "$(field mib "$line")" \
 		"$round" "$(tail -n 1 "$OUT/raw.txt" | cut -d' ' -f4)"
+}
+
+# nbd_setup LOG: the running pair made the "nbd" configuration (see the
+# top): ramster unloaded on both nodes, nbd-server on node 2, node 1
+# swapping on /dev/nbd0 first and its disk after it.
+nbd_setup() {
+	local log=$1 pages out
+	pages=$("$TOP/build/host/ramster-conf" get "$PAIR_CONF" 2 capacity)
+	"$CLUSTER" unload 1 >> "$log" 2>&1 && "$CLUSTER" unload 2 >> "$log" 2>&1 || return 1
+	cx 2 "truncate -s $((pages * 4096)) /tmp/nbd.img && /usr/bin/nbd-server -C /etc/nbd-server/config -d > /tmp/nbd-server.log 2>&1 &" >> "$log"
+	# One line (the agent runs one line per command); expanded in the
+	# guest.  The server may still be starting: a few tries.
+	# shellcheck disable=SC2016
+	out=$(cx 1 'd=$(awk "NR == 2 { print \$1 }" /proc/swaps); swapoff "$d" || exit 1; n=0; until /bin/nbd-attach 10.213.0.2 10809 swap /dev/nbd0 2>/tmp/nbd-attach.err; do n=$((n + 1)); [ $n -lt 20 ] || { cat /tmp/nbd-attach.err; exit 1; }; sleep 1; done; mkswap /dev/nbd0 >/dev/null && swapon /dev/nbd0 && swapon "$d" && cat /proc/swaps')
+	echo "$out" >> "$log"
+	grep -q '^/dev/nbd0 ' <<< "$out"
+}
+
+# cluster_down: the pair of a cluster configuration, killed.
+cluster_down() {
+	"$CLUSTER" down --now > /dev/null 2>&1 || true
+	CLUSTER_UP=
+}
+
+# cluster_run CONFIG FRACTION ROUND LOG: one run of a cluster
+# configuration in node 1 of a fresh pair (its output in LOG); its BENCH:
+# line in CLUSTER_LINE, empty if it failed.  Not in a subshell: cleanup
+# must see CLUSTER_UP.
+cluster_run() {
+	local config=$1 frac=$2 round=$3 log=$4 extra=
+	CLUSTER_LINE=
+	export RAMSTER_CLUSTER_DIR=$OUT/cluster/$config-$frac-$round
+	[ "$config" != nbd ] || extra=$NBD_INITRD
+	CLUSTER_UP=yes
+	if ! RAMSTER_EXTRA_INITRD=$extra RAMSTER_SWAP_DISK_OPTIONS=$(disk_limits) \
+		"$CLUSTER" up "$PAIR_CONF" 1 2 > "$log" 2>&1; then
+		cluster_down
+		return
+	fi
+	if [ "$config" = nbd ] && ! nbd_setup "$log"; then
+		echo "bench: nbd: setup failed, see $log" >&2
+		cluster_down
+		return
+	fi
+	RAMSTER_EXEC_TIMEOUT=1800 cx 1 "export bench_mode=$config bench_frac=$frac bench_mix=$MIX; . /cases/lib.sh; . /cases/bench.sh" >> "$log"
+	if [ "$config" = nbd ]; then
+		cx 2 "cat /tmp/nbd-server.log; ls -l /tmp/nbd.img" >> "$log"
+	else
+		"$CLUSTER" stat >> "$log" 2>&1 || true
+	fi
+	cluster_down
+	CLUSTER_LINE=$(grep -m1 '^BENCH: .* rc=0 ' "$log" || true)
 }
 
 # tcg_factor: the workload's compression loop on the host and in a guest
@@ -231,7 +311,7 @@ ratio() {
 }
 
 table() {
-	local frac config med disk
+	local frac config med disk nbd
 	echo "RAMster benchmark: ${MEM} MiB guest, $QEMU_ACCEL, swap on $(disk_description),"
 	echo "workload: fill then 2 verify passes (tests/guest/workload.c) of RAM * 100 / in RAM%,"
 	echo "pages: $(mix_description)"
@@ -240,15 +320,18 @@ table() {
 	echo "(swapped on first), which takes what does not fit."
 	echo "median of $RUNS interleaved runs (ms, lower is better); ratios to disk swap"
 	echo "on the patched kernel.  'vanilla' is unpatched 6.1 on disk: its ratio is"
-	echo "the cost of the patches when no backend is loaded."
+	echo "the cost of the patches when no backend is loaded.  nbd and pair: node 1"
+	echo "of pair.conf, node 2 lending RAM: swap over NBD to it (an export of its"
+	echo "capacity in pages, then the disk), and ramster; 'x nbd': ratio to nbd."
 	echo
-	printf '%-7s %-8s %10s %8s   %s\n' "in RAM" config median_ms "x disk" runs
+	printf '%-7s %-8s %10s %8s %8s   %s\n' "in RAM" config median_ms "x disk" "x nbd" runs
 	for frac in $FRACTIONS; do
 		disk=$(median disk "$frac")
+		nbd=$(median nbd "$frac")
 		for config in "${CONFIGS[@]}"; do
 			med=$(median "$config" "$frac")
-			printf '%-7s %-8s %10s %8s   %s\n' "$frac%" "$config" \
-				"$med" "$(ratio "$med" "$disk")" \
+			printf '%-7s %-8s %10s %8s %8s   %s\n' "$frac%" "$config" \
+				"$med" "$(ratio "$med" "$disk")" "$(ratio "$med" "$nbd")" \
 				"$(runs_of "$config" "$frac")"
 		done
 	done
@@ -509,14 +592,33 @@ bench_reread() {
 #########################################
 # swap: disk vs zswap vs zram vs ramster vs vanilla
 #########################################
+has_config() { [[ " ${CONFIGS[*]} " == *" $1 "* ]]; }
+
+# drop_config NAME: NAME out of CONFIGS.
+drop_config() {
+	local c kept=()
+	for c in "${CONFIGS[@]}"; do
+		[ "$c" = "$1" ] || kept+=("$c")
+	done
+	CONFIGS=("${kept[@]}")
+}
+
 bench_swap() {
 	local round frac config
-	if [ ! -f "$VANILLA" ]; then
+	if [ ! -f "$VANILLA" ] && has_config vanilla; then
 		echo "bench: $VANILLA missing (make kernel-vanilla): no 'vanilla' configuration" >&2
-		CONFIGS=(disk zswap zram ramster)
+		drop_config vanilla
 	fi
-	rm -rf "$OUT/logs" "$OUT/raw.txt"
-	mkdir -p "$OUT/logs"
+	if [ "$(id -u)" != 0 ] && { has_config nbd || has_config pair; }; then
+		echo "bench: nbd and pair need root (network namespaces): left out" >&2
+		drop_config nbd
+		drop_config pair
+	fi
+	if has_config nbd; then
+		"$TOP/scripts/build-nbd-initramfs.sh" "$NBD_INITRD"
+	fi
+	rm -rf "$OUT/logs" "$OUT/raw.txt" "$OUT/cluster"
+	mkdir -p "$OUT/logs" "$OUT/cluster"
 	: > "$OUT/raw.txt"
 	tcg_factor
 	dilate

@@ -1,6 +1,9 @@
 #!/bin/sh
-# One benchmark run, from the kernel command line:
-#   bench_mode=disk|zswap|zram|ramster|compress
+# One benchmark run, from the kernel command line (or, in a cluster node,
+# from the same names in the environment: tests/bench.sh runs it there):
+#   bench_mode=disk|zswap|zram|ramster|compress, or in a cluster node
+#              nbd|pair (the host set up the swap: NBD, or the node's
+#              own disk with ramster loaded by the node)
 #   bench_frac=N   the working set N% in RAM: a workload of RAM * 100 / N
 #   bench_mix=realistic|default   the workload's page mix (-X or none)
 # zswap is enabled on the command line by the host.  zram: /dev/zram0,
@@ -10,10 +13,10 @@
 # what does not fit.  compress: no swap, the workload's compression loop
 # (-Z) for bench_seconds, the guest's side of the TCG slowdown factor.
 # Run by tests/bench.sh, not by tests/run.sh (no "# results:" header).
-mode=disk
-frac=50
-mix=realistic
-seconds=5
+mode=${bench_mode:-disk}
+frac=${bench_frac:-50}
+mix=${bench_mix:-realistic}
+seconds=${bench_seconds:-5}
 # shellcheck disable=SC2013  # the command line is words, not lines
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
@@ -48,8 +51,11 @@ if [ "$mode" = zram ] && ! zram_on; then
 	check bench_run "zram setup failed: no zram swap" false
 	exit 0
 fi
-swap_on
-[ "$mode" = ramster ] && load_ramster
+case "$mode" in
+nbd|pair) ;;
+ramster) swap_on && load_ramster ;;
+*) swap_on ;;
+esac
 cat /proc/swaps
 mib=$(( $(ram_mib) * 100 / frac ))
 # shellcheck disable=SC2086  # mixarg is empty or one word
