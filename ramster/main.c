@@ -40,10 +40,11 @@
  *    memalloc_noio_save(), so the swap cache page frontswap_writeback()
  *    allocates, and any reclaim it enters, cannot write swap pages (no
  *    __GFP_IO): it never recurses into our store; it never calls the OOM
- *    killer either (writeback.c).  RAMSTER_WRITEBACK_NOMEM pages in a
- *    row not had (writeback_nomem) end the run: each further try would
+ *    killer either (writeback.c).  A page not had (writeback_nomem)
+ *    ends the run when the node itself is short: each further try would
  *    be one more round of reclaim for nothing; the next store over the
- *    mark queues it again (the LRU rotates past the ones tried).  The
+ *    mark queues it again.  Else it was one cgroup's failure: a miss
+ *    (the LRU rotates past it).  The
  *    store path itself only queues the work (no allocation, no waiting).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -227,7 +228,7 @@ static int ramster_evict_one(struct ramster_tree *tree,
 
 static void ramster_evict_fn(struct work_struct *work)
 {
-	unsigned int noio, type, misses = 0, nomem = 0, done = 0;
+	unsigned int noio, type, misses = 0, done = 0;
 	struct ramster_entry *entry;
 	struct ramster_tree *tree;
 	bool any;
@@ -246,10 +247,10 @@ static void ramster_evict_fn(struct work_struct *work)
 				continue;
 			any = true;
 			ret = ramster_evict_one(tree, entry);
-			nomem = ret == -ENOMEM ? nomem + 1 : 0;
 			if (!ret)
 				done++;
-			else if (nomem >= RAMSTER_WRITEBACK_NOMEM)
+			else if (ret == -ENOMEM &&
+				 ramster_writeback_node_short())
 				goto out;
 			else
 				misses++;

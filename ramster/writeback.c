@@ -38,13 +38,15 @@
  *    cgroup that swapped the slot out, which may be at its limit): a
  *    page written back is memory given back, to our pool or to a
  *    lender, not worth a process.  A page not had (-ENOMEM, counted in
- *    writeback_nomem) is a miss; RAMSTER_WRITEBACK_NOMEM of them in a
- *    row end an eviction run or a recall pass: then reclaim fails for
- *    the node, not for one cgroup at its limit, and each further try
- *    would be another round of it for nothing.  The holder asks again,
- *    the next store over the mark queues eviction again, and a recall
- *    goes on from its cursor, past the pages that failed.  A recall
- *    pass starts at most
+ *    writeback_nomem) ends an eviction run or a recall pass when the
+ *    node itself is short (ramster_writeback_node_short()): each
+ *    further try would be another round of reclaim for nothing; the
+ *    holder asks again, the next store over the mark queues eviction
+ *    again.  Otherwise it is one cgroup's failure (the page is charged
+ *    to the cgroup that swapped the slot out, maybe at its limit, whose
+ *    slots tend to be neighbours): a miss, and the pass goes on to
+ *    other slots; a recall goes on from its cursor the next time, past
+ *    the pages that failed.  A recall pass starts at most
  *    RAMSTER_RECALL_BATCH writes; the block queue bounds those in
  *    flight across passes.
  *  - The swap cache page stays locked while its data is fetched: a
@@ -53,6 +55,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/frontswap.h>
+#include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/swap.h>
 
@@ -79,6 +82,22 @@ struct ramster_writeback_ctx {
 
 /* The swap cache page of a write-back: see "Memory" above. */
 #define RAMSTER_WRITEBACK_GFP	(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
+/**
+ * ramster_writeback_node_short - is the node itself short of memory?
+ *
+ * For a write-back that got -ENOMEM: a cgroup at its limit fails its own
+ * slots however much memory the node has; when the node's available
+ * memory is under 1/RAMSTER_WRITEBACK_SHORT of RAM, reclaim failed for
+ * everyone.
+ *
+ * Return: true if it is.
+ */
+bool ramster_writeback_node_short(void)
+{
+	return si_mem_available() <
+	       (long)(totalram_pages() / RAMSTER_WRITEBACK_SHORT);
+}
 
 /* frontswap_writeback()'s fill: the slot's page is locked in the cache. */
 static int ramster_writeback_fill(struct page *page, void *arg)
@@ -160,9 +179,9 @@ int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
 /*
  * Pages in a row not written before a pass gives up: no holder produced
  * them (no answer, "not now" after retries), no memory for the swap cache
- * page (-ENOMEM; RAMSTER_WRITEBACK_NOMEM in a row end the pass: see the
- * top), or the slot was freed meanwhile (-ENOENT, rare for an entry just
- * found).  Busy slots (-EEXIST) do not count.
+ * page (-ENOMEM, when the node is not short itself: see the top), or the
+ * slot was freed meanwhile (-ENOENT, rare for an entry just found).  Busy
+ * slots (-EEXIST) do not count.
  */
 #define RAMSTER_WRITEBACK_MISSES	64
 
@@ -186,10 +205,11 @@ int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
 unsigned long ramster_write_back_held(u8 holder, unsigned long max,
 				      struct ramster_writeback_cursor *cursor)
 {
-	unsigned int misses = 0, nomem = 0;
+	unsigned int misses = 0;
 	unsigned long done = 0;
 	struct ramster_entry *entry;
 	struct ramster_tree *tree;
+	bool wrapped;
 	int ret;
 
 	/* The last pass reached the end: start over. */
@@ -197,6 +217,9 @@ unsigned long ramster_write_back_held(u8 holder, unsigned long max,
 		cursor->type = 0;
 		cursor->offset = 0;
 	}
+	/* From the start, one walk to the end meets every entry. */
+	wrapped = !cursor->type && !cursor->offset;
+again:
 	for (; cursor->type < MAX_SWAPFILES; cursor->type++, cursor->offset = 0) {
 		tree = READ_ONCE(ramster_writeback_trees[cursor->type]);
 		while (tree && done < max &&
@@ -208,11 +231,11 @@ unsigned long ramster_write_back_held(u8 holder, unsigned long max,
 				break;
 			cursor->offset = entry->offset + 1;
 			ret = ramster_write_back(tree, entry, true);
-			nomem = ret == -ENOMEM ? nomem + 1 : 0;
 			if (!ret) {
 				done++;
 				misses = 0;
-			} else if (nomem >= RAMSTER_WRITEBACK_NOMEM) {
+			} else if (ret == -ENOMEM &&
+				   ramster_writeback_node_short()) {
 				goto out;
 			} else if (ret != -EEXIST) {
 				misses++;
@@ -222,6 +245,13 @@ unsigned long ramster_write_back_held(u8 holder, unsigned long max,
 		if (done >= max || misses >= RAMSTER_WRITEBACK_MISSES ||
 		    ramster_should_stop())
 			break;
+	}
+	/* Started past the beginning and met the end: the rest once. */
+	if (cursor->type >= MAX_SWAPFILES && !wrapped) {
+		cursor->type = 0;
+		cursor->offset = 0;
+		wrapped = true;
+		goto again;
 	}
 out:
 	ramster_stat_add(RAMSTER_STAT_RECALL_WRITTEN_BACK, done);

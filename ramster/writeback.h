@@ -21,15 +21,11 @@ struct ramster_writeback_cursor {
 	pgoff_t offset;
 };
 
-/*
- * Write-backs in a row that found no memory (-ENOMEM) before an eviction
- * run or a recall pass ends: one is often a single cgroup's (the swap
- * cache page is charged to the cgroup that swapped the slot out, maybe at
- * its limit), several in a row are the whole node's.
- */
-#define RAMSTER_WRITEBACK_NOMEM	8
+/* Available memory under RAM / this: the node is short (writeback.c). */
+#define RAMSTER_WRITEBACK_SHORT	32
 
 void ramster_writeback_init(struct ramster_tree **trees);
+bool ramster_writeback_node_short(void);
 int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
 		       bool remote);
 unsigned long ramster_write_back_held(u8 holder, unsigned long max,
