@@ -19,10 +19,14 @@ DEBS=$TOP/build/nbd-server
 
 die() { printf 'build-nbd-initramfs: error: %s\n' "$*" >&2; exit 1; }
 
-# fetch: build/nbd-server/root/bin/nbd-server, from Debian's package.
+# fetch: NBD_SERVER, nbd-server under build/nbd-server/root, from
+# Debian's package.
 fetch() {
-	local deb
-	[ -x "$DEBS/root/bin/nbd-server" ] && return
+	local deb p
+	for p in usr/bin bin usr/sbin sbin; do
+		NBD_SERVER=$DEBS/root/$p/nbd-server
+		[ -x "$NBD_SERVER" ] && return
+	done
 	rm -rf "$DEBS"
 	mkdir -p "$DEBS"
 	echo "nbd: downloading Debian's nbd-server"
@@ -30,14 +34,20 @@ fetch() {
 		die "apt-get download nbd-server failed: $(tail -n 1 "$DEBS/download.log")"
 	deb=$(ls "$DEBS"/nbd-server_*.deb)
 	dpkg-deb -x "$deb" "$DEBS/root"
-	[ -x "$DEBS/root/bin/nbd-server" ] || die "no bin/nbd-server in $deb"
+	for p in usr/bin bin usr/sbin sbin; do
+		NBD_SERVER=$DEBS/root/$p/nbd-server
+		[ -x "$NBD_SERVER" ] && return
+	done
+	die "no nbd-server in $deb"
 }
 
 # add_with_libs ROOT BINARY DEST: BINARY as ROOT/DEST, and every library
 # ldd names for it at its own path under ROOT (the dynamic loader too).
 add_with_libs() {
-	local root=$1 bin=$2 dest=$3 lib
+	local root=$1 bin=$2 dest=$3 lib missing
 	install -D -m 0755 "$bin" "$root/$dest"
+	missing=$(ldd "$bin" | grep 'not found' || true)
+	[ -z "$missing" ] || die "$(basename "$bin") needs libraries this host lacks: $missing"
 	ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
 		while read -r lib; do
 			mkdir -p "$root/$(dirname "$lib")"
@@ -52,7 +62,7 @@ main() {
 	STAGING=$(mktemp -d "${TMPDIR:-/tmp}/ramster-nbd.XXXXXX")
 	trap 'rm -rf "$STAGING"' EXIT
 	root=$STAGING
-	add_with_libs "$root" "$DEBS/root/bin/nbd-server" usr/bin/nbd-server
+	add_with_libs "$root" "$NBD_SERVER" usr/bin/nbd-server
 	mkdir -p "$root/etc/nbd-server" "$root/var/run"
 	cat > "$root/etc/nbd-server/config" <<- EOF
 		# The benchmark's export (scripts/build-nbd-initramfs.sh).

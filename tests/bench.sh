@@ -195,6 +195,9 @@ nbd_setup() {
 	local log=$1 pages out
 	pages=$("$TOP/build/host/ramster-conf" get "$PAIR_CONF" 2 capacity)
 	"$CLUSTER" unload 1 >> "$log" 2>&1 && "$CLUSTER" unload 2 >> "$log" 2>&1 || return 1
+	# Node 1 got nbd-server's files too (ramfs: about 11 MiB of its RAM):
+	# gone, so that it has what the other configurations' guests have.
+	cx 1 "rm -rf /usr/bin/nbd-server /lib/x86_64-linux-gnu /lib64 /etc/nbd-server" >> "$log"
 	cx 2 "truncate -s $((pages * 4096)) /tmp/nbd.img && /usr/bin/nbd-server -C /etc/nbd-server/config -d > /tmp/nbd-server.log 2>&1 &" >> "$log"
 	# One line (the agent runs one line per command); expanded in the
 	# guest.  The server may still be starting: a few tries.
@@ -322,7 +325,9 @@ table() {
 	echo "on the patched kernel.  'vanilla' is unpatched 6.1 on disk: its ratio is"
 	echo "the cost of the patches when no backend is loaded.  nbd and pair: node 1"
 	echo "of pair.conf, node 2 lending RAM: swap over NBD to it (an export of its"
-	echo "capacity in pages, then the disk), and ramster; 'x nbd': ratio to nbd."
+	echo "capacity in pages, then the disk), and ramster (its local tier, then node 2,"
+	echo "then the disk); they run in a cluster node (a NIC, the node's agent) where"
+	echo "the others run in a single guest; 'x nbd': ratio to nbd."
 	echo
 	printf '%-7s %-8s %10s %8s %8s   %s\n' "in RAM" config median_ms "x disk" "x nbd" runs
 	for frac in $FRACTIONS; do
@@ -594,6 +599,18 @@ bench_reread() {
 #########################################
 has_config() { [[ " ${CONFIGS[*]} " == *" $1 "* ]]; }
 
+# check_configs: every name in CONFIGS is a configuration (a typo would
+# run as disk).
+check_configs() {
+	local c
+	for c in "${CONFIGS[@]}"; do
+		case "$c" in
+		disk|zswap|zram|ramster|vanilla|nbd|pair) ;;
+		*) echo "bench: unknown configuration '$c' in BENCH_CONFIGS" >&2; exit 2 ;;
+		esac
+	done
+}
+
 # drop_config NAME: NAME out of CONFIGS.
 drop_config() {
 	local c kept=()
@@ -605,6 +622,7 @@ drop_config() {
 
 bench_swap() {
 	local round frac config
+	check_configs
 	if [ ! -f "$VANILLA" ] && has_config vanilla; then
 		echo "bench: $VANILLA missing (make kernel-vanilla): no 'vanilla' configuration" >&2
 		drop_config vanilla
@@ -614,8 +632,9 @@ bench_swap() {
 		drop_config nbd
 		drop_config pair
 	fi
-	if has_config nbd; then
-		"$TOP/scripts/build-nbd-initramfs.sh" "$NBD_INITRD"
+	if has_config nbd && ! "$TOP/scripts/build-nbd-initramfs.sh" "$NBD_INITRD"; then
+		echo "bench: no nbd-server for the peer (see above): no 'nbd' configuration" >&2
+		drop_config nbd
 	fi
 	rm -rf "$OUT/logs" "$OUT/raw.txt" "$OUT/cluster"
 	mkdir -p "$OUT/logs" "$OUT/cluster"

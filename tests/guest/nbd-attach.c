@@ -13,7 +13,9 @@
  *
  * Prints "nbd-attach: DEVICE: N bytes, flags 0x..." once the device is
  * usable and exits 0; the child keeps the device.  Any failure: a
- * message and exit 1.
+ * message and exit 1.  TIMEOUT_S is the kernel's per-request timeout, 0
+ * (the default) for none: with one connection a timeout fails the I/O,
+ * and a swap device must rather wait out a slow (emulated) peer.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -89,6 +91,8 @@ static void write_all(int fd, const void *buf, size_t len)
 static int connect_to(const char *address, const char *port)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
+	/* A server that accepts and never answers fails the handshake. */
+	struct timeval tv = { .tv_sec = 10 };
 	int fd, one = 1;
 
 	sin.sin_port = htons(atoi(port));
@@ -100,6 +104,7 @@ static int connect_to(const char *address, const char *port)
 	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
 		die("connect");
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	return fd;
 }
 
@@ -144,7 +149,7 @@ static void handshake(int fd, const char *name, uint64_t *size,
 
 int main(int argc, char **argv)
 {
-	unsigned long timeout = argc > 5 ? strtoul(argv[5], NULL, 0) : 30;
+	unsigned long timeout = argc > 5 ? strtoul(argv[5], NULL, 0) : 0;
 	uint64_t size;
 	uint16_t flags;
 	int sock, dev, status;
@@ -168,12 +173,23 @@ int main(int argc, char **argv)
 	    ioctl(dev, NBD_SET_SOCK, (unsigned long)sock))
 		die("NBD ioctls");
 
+	/* The kernel's socket now: no timeout of ours on it. */
 	pid = fork();
 	if (pid < 0)
 		die("fork");
 	if (!pid) {
 		/* It only waits in the kernel: keep it resident and alive. */
 		int oom = open("/proc/self/oom_score_adj", O_WRONLY);
+		int log = open("/dev/kmsg", O_WRONLY);
+		int null = open("/dev/null", O_RDWR);
+
+		/* Not the caller's output, which outlives the call. */
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+		}
+		if (log >= 0 || null >= 0)
+			dup2(log >= 0 ? log : null, STDERR_FILENO);
 
 		if (oom >= 0) {
 			write_all(oom, "-1000", 5);
