@@ -9,6 +9,8 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/cpio-lib.sh
+. "$TOP/scripts/cpio-lib.sh"
 
 die() { printf 'build-initramfs: error: %s\n' "$*" >&2; exit 1; }
 
@@ -52,10 +54,7 @@ main() {
 	add_tools "$root"
 	add_tests "$root"
 
-	(cd "$root" && find . -print0 | sort -z |
-		cpio --null -o -H newc --quiet --reproducible) |
-		gzip -1 > "$out.tmp"
-	mv "$out.tmp" "$out"
+	pack_cpio "$root" "$out"
 	echo "initramfs: $out ($(stat -c %s "$out") bytes)"
 }
 

@@ -15,6 +15,8 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/cpio-lib.sh
+. "$TOP/scripts/cpio-lib.sh"
 DEBS=$TOP/build/nbd-server
 
 die() { printf 'build-nbd-initramfs: error: %s\n' "$*" >&2; exit 1; }
@@ -71,10 +73,7 @@ main() {
 		[swap]
 		    exportname = /tmp/nbd.img
 	EOF
-	(cd "$root" && find . -print0 | sort -z |
-		cpio --null -o -H newc --quiet --reproducible) |
-		gzip -1 > "$out.tmp"
-	mv "$out.tmp" "$out"
+	pack_cpio "$root" "$out"
 	echo "nbd: $out ($(stat -c %s "$out") bytes)"
 }
 
