@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The benchmark's NBD peer (tests/bench.sh, configuration "nbd"): Debian's
-# nbd-server, the libraries it links and its configuration, as a cpio
-# member that ramster-cluster appends to the nodes' initramfs
-# (RAMSTER_EXTRA_INITRD).  Not in the base initramfs: it is about 8 MiB of
-# libraries that no test needs.  The package is downloaded (apt-get
+# nbd-server, the libraries it links and its configuration, and the
+# client's nbd-attach (tests/bench/nbd-attach.c), as a cpio member that
+# ramster-cluster appends to the nodes' initramfs (RAMSTER_EXTRA_INITRD).
+# Not in the base initramfs: about 11 MiB that no test needs, and the
+# guests' files stay in their RAM.  The package is downloaded (apt-get
 # download, never installed: the host runs no nbd-server) into
 # build/nbd-server/.
 #
@@ -65,6 +66,8 @@ main() {
 	trap 'rm -rf "$STAGING"' EXIT
 	root=$STAGING
 	add_with_libs "$root" "$NBD_SERVER" usr/bin/nbd-server
+	gcc -O2 -Wall -Wextra -Werror -static -o "$root/usr/bin/nbd-attach" \
+		"$TOP/tests/bench/nbd-attach.c"
 	mkdir -p "$root/etc/nbd-server" "$root/var/run"
 	cat > "$root/etc/nbd-server/config" <<- EOF
 		# The benchmark's export (scripts/build-nbd-initramfs.sh).

@@ -107,7 +107,8 @@ check_python() {
 
 check_guest_programs() {
 	local f
-	for f in "$TOP"/tools/*.c "$TOP"/tools/guest/*.c "$TOP"/tests/guest/*.c; do
+	for f in "$TOP"/tools/*.c "$TOP"/tools/guest/*.c "$TOP"/tests/guest/*.c \
+		"$TOP"/tests/bench/*.c; do
 		run_check "gcc -Wall -Wextra ${f#"$TOP"/}" \
 			gcc -O2 -Wall -Wextra -Werror -fsyntax-only "$f"
 	done

@@ -18,7 +18,7 @@
 #             would pick: ramster unloaded on both, Debian's nbd-server on
 #             node 2 exporting a file in its RAM (ramfs) of node 2's
 #             capacity in pages (the same number of pages ramster may keep
-#             there), node 1's /dev/nbd0 (tests/guest/nbd-attach.c) swapped
+#             there), node 1's /dev/nbd0 (tests/bench/nbd-attach.c) swapped
 #             on first, its disk after it for what does not fit
 #   pair      ramster as the node runs it: its local tier and node 2
 # with the working set BENCH_FRACTIONS percent in RAM (default "75 50 33":
@@ -202,7 +202,7 @@ nbd_setup() {
 	# One line (the agent runs one line per command); expanded in the
 	# guest.  The server may still be starting: a few tries.
 	# shellcheck disable=SC2016
-	out=$(cx 1 'd=$(awk "NR == 2 { print \$1 }" /proc/swaps); swapoff "$d" || exit 1; n=0; until /bin/nbd-attach 10.213.0.2 10809 swap /dev/nbd0 2>/tmp/nbd-attach.err; do n=$((n + 1)); [ $n -lt 20 ] || { cat /tmp/nbd-attach.err; exit 1; }; sleep 1; done; mkswap /dev/nbd0 >/dev/null && swapon /dev/nbd0 && swapon "$d" && cat /proc/swaps')
+	out=$(cx 1 'd=$(awk "NR == 2 { print \$1 }" /proc/swaps); swapoff "$d" || exit 1; n=0; until /usr/bin/nbd-attach 10.213.0.2 10809 swap /dev/nbd0 2>/tmp/nbd-attach.err; do n=$((n + 1)); [ $n -lt 20 ] || { cat /tmp/nbd-attach.err; exit 1; }; sleep 1; done; mkswap /dev/nbd0 >/dev/null && swapon /dev/nbd0 && swapon "$d" && cat /proc/swaps')
 	echo "$out" >> "$log"
 	grep -q '^/dev/nbd0 ' <<< "$out"
 }
