@@ -150,6 +150,7 @@ static void handshake(int fd, const char *name, uint64_t *size,
 int main(int argc, char **argv)
 {
 	unsigned long timeout = argc > 5 ? strtoul(argv[5], NULL, 0) : 0;
+	struct timeval no_timeout = { 0 };
 	uint64_t size;
 	uint16_t flags;
 	int sock, dev, status;
@@ -160,6 +161,14 @@ int main(int argc, char **argv)
 		fail("usage: nbd-attach ADDRESS PORT EXPORT DEVICE [TIMEOUT_S]");
 	sock = connect_to(argv[1], argv[2]);
 	handshake(sock, argv[3], &size, &flags);
+	/*
+	 * The kernel's receive thread reads replies with this socket's
+	 * timeout: ours was for the handshake only (a quiet stretch of 10 s
+	 * would kill the device).
+	 */
+	if (setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &no_timeout,
+		       sizeof(no_timeout)))
+		die("clearing the receive timeout");
 	if (size < 4096)
 		fail("the export is smaller than a page");
 	dev = open(argv[4], O_RDWR);
@@ -173,7 +182,6 @@ int main(int argc, char **argv)
 	    ioctl(dev, NBD_SET_SOCK, (unsigned long)sock))
 		die("NBD ioctls");
 
-	/* The kernel's socket now: no timeout of ours on it. */
 	pid = fork();
 	if (pid < 0)
 		die("fork");
