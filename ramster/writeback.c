@@ -185,13 +185,25 @@ int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
  */
 #define RAMSTER_WRITEBACK_MISSES	64
 
+/* Has @cursor come to @start (the same type, at or past its offset)? */
+static bool
+ramster_writeback_cursor_reached(const struct ramster_writeback_cursor *cursor,
+				 const struct ramster_writeback_cursor *start)
+{
+	return cursor->type > start->type ||
+	       (cursor->type == start->type && cursor->offset >= start->offset);
+}
+
 /**
  * ramster_write_back_held - write pages a holder has to the swap device
  * @holder: the holder (RAMSTER_NO_NODE: any)
  * @max: most pages to write
  * @cursor: where to go on from; a caller's passes share one, zeroed at
  *	first, so that slots that stay busy, or whose cgroup has no memory,
- *	are not met first again and again; past the end it starts over
+ *	are not met first again and again; a pass that meets the end goes
+ *	on from the beginning up to where it started (the entry that
+ *	straddles that point may be tried twice), and past the end the next
+ *	pass starts over
  *
  * For a recall or leaving whose pages cannot come home: remote-only
  * pages (one with a local copy only forgets its remote ones: remote.c's
@@ -207,9 +219,10 @@ unsigned long ramster_write_back_held(u8 holder, unsigned long max,
 {
 	unsigned int misses = 0;
 	unsigned long done = 0;
+	struct ramster_writeback_cursor start;
 	struct ramster_entry *entry;
 	struct ramster_tree *tree;
-	bool wrapped;
+	bool second = false;
 	int ret;
 
 	/* The last pass reached the end: start over. */
@@ -217,14 +230,17 @@ unsigned long ramster_write_back_held(u8 holder, unsigned long max,
 		cursor->type = 0;
 		cursor->offset = 0;
 	}
-	/* From the start, one walk to the end meets every entry. */
-	wrapped = !cursor->type && !cursor->offset;
+	start = *cursor;
 again:
 	for (; cursor->type < MAX_SWAPFILES; cursor->type++, cursor->offset = 0) {
 		tree = READ_ONCE(ramster_writeback_trees[cursor->type]);
 		while (tree && done < max &&
 		       misses < RAMSTER_WRITEBACK_MISSES &&
 		       !ramster_should_stop()) {
+			/* The second walk ends where the first began. */
+			if (second && ramster_writeback_cursor_reached(cursor,
+								       &start))
+				goto out;
 			entry = ramster_remote_next(tree, cursor->offset,
 						    holder, NULL);
 			if (!entry)
@@ -247,10 +263,11 @@ again:
 			break;
 	}
 	/* Started past the beginning and met the end: the rest once. */
-	if (cursor->type >= MAX_SWAPFILES && !wrapped) {
+	if (cursor->type >= MAX_SWAPFILES && !second &&
+	    (start.type || start.offset)) {
 		cursor->type = 0;
 		cursor->offset = 0;
-		wrapped = true;
+		second = true;
 		goto again;
 	}
 out:
