@@ -249,8 +249,7 @@ static void ramster_evict_fn(struct work_struct *work)
 			ret = ramster_evict_one(tree, entry);
 			if (!ret)
 				done++;
-			else if (ret == -ENOMEM &&
-				 ramster_writeback_node_short())
+			else if (ret == -ENOMEM)
 				goto out;
 			else
 				misses++;

@@ -39,7 +39,8 @@
  *    page written back is memory given back, to our pool or to a
  *    lender, not worth a process.  A page not had (-ENOMEM, counted in
  *    writeback_nomem) ends an eviction run or a recall pass when the
- *    node itself is short (ramster_writeback_node_short()): each
+ *    node itself is short (ramster_write_back() decides, and returns
+ *    -ENOMEM only then, -EAGAIN otherwise): each
  *    further try would be another round of reclaim for nothing; the
  *    holder asks again, the next store over the mark queues eviction
  *    again.  Otherwise it is one cgroup's failure (the page is charged
@@ -83,17 +84,13 @@ struct ramster_writeback_ctx {
 /* The swap cache page of a write-back: see "Memory" above. */
 #define RAMSTER_WRITEBACK_GFP	(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
-/**
- * ramster_writeback_node_short - is the node itself short of memory?
- *
- * For a write-back that got -ENOMEM: a cgroup at its limit fails its own
- * slots however much memory the node has; when the node's available
- * memory is under 1/RAMSTER_WRITEBACK_SHORT of RAM, reclaim failed for
- * everyone.
- *
- * Return: true if it is.
+/*
+ * Is the node itself short of memory?  For a write-back that got -ENOMEM:
+ * a cgroup at its limit fails its own slots however much memory the node
+ * has; when the node's available memory is under 1/RAMSTER_WRITEBACK_SHORT
+ * of RAM, reclaim failed for everyone.
  */
-bool ramster_writeback_node_short(void)
+static bool ramster_writeback_node_short(void)
 {
 	return si_mem_available() <
 	       (long)(totalram_pages() / RAMSTER_WRITEBACK_SHORT);
@@ -145,9 +142,11 @@ static int ramster_writeback_fill(struct page *page, void *arg)
  *
  * Return: 0 when the write is started; -EEXIST when the slot is busy
  * (its page is in the swap cache: try later); -ENOENT when the entry is
- * no longer the slot's or the area is going; -ENOMEM when no page could
- * be had for the swap cache; another negative errno when no copy could
- * be read.
+ * no longer the slot's or the area is going; -ENOMEM when no memory could
+ * be had and the node itself is short (end the pass); -EAGAIN when not
+ * now, but other slots may do (no memory for a cgroup at its limit, the
+ * node not short; or no holder in reach); another negative errno when
+ * no copy could be read.
  */
 int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
 		       bool remote)
@@ -163,8 +162,12 @@ int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
 				  RAMSTER_WRITEBACK_GFP,
 				  ramster_writeback_fill, &ctx);
 	memalloc_noio_restore(noio);
-	if (ret == -ENOMEM)
+	if (ret == -ENOMEM) {
 		ramster_stat_inc(RAMSTER_STAT_WRITEBACK_NOMEM);
+		/* One cgroup's failure: this slot only (see the top). */
+		if (!ramster_writeback_node_short())
+			ret = -EAGAIN;
+	}
 	spin_lock(&tree->lock);
 	if (!ret && ramster_index_lookup(tree, entry->offset) == entry) {
 		/* The device has the page: forget ours, as an invalidate. */
@@ -179,7 +182,7 @@ int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
 /*
  * Pages in a row not written before a pass gives up: no holder produced
  * them (no answer, "not now" after retries), no memory for the swap cache
- * page (-ENOMEM, when the node is not short itself: see the top), or the
+ * page (-EAGAIN: the node is not short itself, see the top), or the
  * slot was freed meanwhile (-ENOENT, rare for an entry just found).  Busy
  * slots (-EEXIST) do not count.
  */
@@ -250,8 +253,7 @@ again:
 			if (!ret) {
 				done++;
 				misses = 0;
-			} else if (ret == -ENOMEM &&
-				   ramster_writeback_node_short()) {
+			} else if (ret == -ENOMEM) {
 				goto out;
 			} else if (ret != -EEXIST) {
 				misses++;

@@ -25,7 +25,6 @@ struct ramster_writeback_cursor {
 #define RAMSTER_WRITEBACK_SHORT	32
 
 void ramster_writeback_init(struct ramster_tree **trees);
-bool ramster_writeback_node_short(void);
 int ramster_write_back(struct ramster_tree *tree, struct ramster_entry *entry,
 		       bool remote);
 unsigned long ramster_write_back_held(u8 holder, unsigned long max,
