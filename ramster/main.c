@@ -64,6 +64,7 @@
 #include "lifecycle.h"
 #include "local.h"
 #include "policy.h"
+#include "readahead.h"
 #include "recall.h"
 #include "reconcile.h"
 #include "remote.h"
@@ -448,6 +449,8 @@ static void ramster_frontswap_invalidate_area(unsigned int type)
 	if (!tree)
 		return;
 
+	/* Pages fetched ahead hold entries: they go first (readahead.c). */
+	ramster_ra_drop_tree(tree);
 	/* Remote copies go with one INVALIDATE_AREA per node, below. */
 	spin_lock(&tree->lock);
 	tree->dropping = true;

@@ -19,8 +19,9 @@
  * on refusal or error the page simply stays local.  Pages the pool
  * cannot take are refused by the store path and go to the swap device.
  *
- * Remote load: a synchronous GET to the holder, bounded by the request
- * timeout.  A link that is down is a transient: the load waits for it to
+ * Remote load: a page fetched ahead is taken (readahead.c); otherwise a
+ * synchronous GET to the holder, bounded by the request timeout, which
+ * fetches the pages after it on that holder ahead in the same burst.  A link that is down is a transient: the load waits for it to
  * come back, up to remote_wait_ms after it went down, and asks again.  A
  * transient that outlasts the wait (the link still down, a request that
  * timed out, a holder or a local allocation short of memory) is never
@@ -70,7 +71,9 @@
 #include "index.h"
 #include "local.h"
 #include "policy.h"
+#include "readahead.h"
 #include "remote.h"
+#include "remote_get.h"
 #include "stats.h"
 #include "transport.h"
 
@@ -232,26 +235,6 @@ static void ramster_drop_local_copy(struct ramster_tree *tree,
 
 	if (handle)
 		ramster_local_release(handle);
-}
-
-static bool ramster_keys_match(const struct ramster_wire_key *key,
-			       const struct ramster_tree *tree,
-			       const struct ramster_entry *entry)
-{
-	return le16_to_cpu(key->swap_type) == tree->type &&
-	       le64_to_cpu(key->offset) == entry->offset &&
-	       le64_to_cpu(key->gen) == entry->gen;
-}
-
-/* Name an entry in a frame, as ramster_keys_match() expects it back. */
-static void ramster_key_fill(struct ramster_wire_key *key,
-			     const struct ramster_tree *tree,
-			     const struct ramster_entry *entry)
-{
-	memset(key, 0, sizeof(*key));
-	key->swap_type = cpu_to_le16(tree->type);
-	key->offset = cpu_to_le64(entry->offset);
-	key->gen = cpu_to_le64(entry->gen);
 }
 
 /* Under the tree lock: a node acknowledged (or not) its copy. */
@@ -635,6 +618,7 @@ static int ramster_remotify_fn(void *arg)
 				   kthread_should_stop(),
 				   msecs_to_jiffies(remote_interval_ms));
 		WRITE_ONCE(ramster_remotify_kicked, false);
+		ramster_ra_expire();
 		if (!ramster_holders_may_remotify() ||
 		    !ramster_comp_wire_id())
 			continue;
@@ -686,77 +670,33 @@ struct ramster_get_req {
 	int err;
 };
 
-/* Raw data back for a raw entry, compressed data for any other. */
-static bool ramster_kind_matches(const struct ramster_wire_page *wp,
-				 const struct ramster_entry *entry)
-{
-	bool raw = wp->compressor == RAMSTER_COMP_RAW;
-
-	return raw == !!(entry->flags & RAMSTER_ENTRY_RAW);
-}
-
 static void ramster_get_done(struct ramster_req *req, int err,
 			     const struct ramster_wire_hdr *hdr,
 			     const void *payload)
 {
 	struct ramster_get_req *greq = container_of(req, struct ramster_get_req,
 						    req);
-	const struct ramster_wire_page *wp = payload;
-	struct ramster_entry *entry = greq->entry;
 
-	if (err)
-		goto out;
-	ramster_holders_note_rtt(req->node, req->sent, true);
-	err = -EIO;
-	if (!ramster_keys_match(&wp->key, greq->tree, entry)) {
-		pr_err_ratelimited("node %u: GET_REPLY names another page\n",
-				   req->node);
-		goto bad;
+	if (!err) {
+		ramster_holders_note_rtt(req->node, req->sent, true);
+		err = ramster_get_check(req->node, greq->tree, greq->entry,
+					payload, greq->buf);
 	}
-	if (le32_to_cpu(wp->status) != RAMSTER_ST_OK) {
-		/*
-		 * Short of memory or busy: it still has the page.  Any other
-		 * status (a holder answers a GET with NOT_FOUND or NO_MEMORY
-		 * only) is not the page: retried as busy, it would defer a
-		 * load forever.
-		 */
-		if (le32_to_cpu(wp->status) == RAMSTER_ST_NO_MEMORY) {
-			err = -EAGAIN;
-			goto out;
-		}
-		pr_err_ratelimited("node %u: swap type %u offset %lu: not held there (status %u)\n",
-				   req->node, greq->tree->type, entry->offset,
-				   le32_to_cpu(wp->status));
-		goto bad;
-	}
-	if (le32_to_cpu(wp->clen) != entry->length ||
-	    !ramster_kind_matches(wp, entry) ||
-	    le32_to_cpu(wp->dcrc) != entry->crc ||
-	    crc32c(0, wp + 1, entry->length) != entry->crc) {
-		pr_err_ratelimited("node %u: swap type %u offset %lu: data differs from what was sent\n",
-				   req->node, greq->tree->type, entry->offset);
-		goto bad;
-	}
-	memcpy(greq->buf, wp + 1, entry->length);
-	err = 0;
-	goto out;
-bad:
-	/* Each answer that is not the page, whoever asked (a load or not). */
-	ramster_stat_inc(RAMSTER_STAT_REMOTE_GETS_BAD);
-out:
 	greq->err = err;
 	complete(&greq->done);
 }
 
 /*
  * One GET of an entry's data from @holder into @buf (entry->length
- * bytes), verified: same key, length and crc32c.  Returns 0, -EIO for an
- * answer that is not the page, -ENOTCONN when the link is or went down,
- * or another errno.
+ * bytes), verified (remote_get.c).  With @ahead, the pages after it that
+ * @holder keeps are asked for right behind it (readahead.c).  Returns 0,
+ * -EIO for an answer that is not the page, -ESTALE if @holder no longer
+ * keeps it for us, -ENOTCONN when the link is or went down, or another
+ * errno.
  */
 static int ramster_remote_get_once(struct ramster_tree *tree,
 				   struct ramster_entry *entry, u8 holder,
-				   void *buf)
+				   void *buf, bool ahead)
 {
 	struct ramster_get_req greq = {
 		.tree = tree,
@@ -766,21 +706,18 @@ static int ramster_remote_get_once(struct ramster_tree *tree,
 		.req.done = ramster_get_done,
 	};
 	unsigned long timeout;
-	struct ramster_wire_key *key;
 	struct ramster_msg *msg;
 	int ret;
 
 	init_completion(&greq.done);
-	msg = ramster_msg_alloc(RAMSTER_MSG_GET, sizeof(*key),
-				GFP_NOIO | __GFP_NOWARN);
+	msg = ramster_get_msg(tree, entry);
 	if (!msg)
 		return -ENOMEM;
-	key = (void *)msg->payload;
-	ramster_key_fill(key, tree, entry);
-
 	ret = ramster_send(holder, msg, &greq.req);
 	if (ret)
 		return ret;
+	if (ahead)
+		ramster_ra_issue(tree, entry, holder);
 	/* The link's own request timeout answers first; this is a backstop. */
 	timeout = msecs_to_jiffies(ramster_transport_request_timeout_ms() + 2000);
 	ret = ramster_req_wait(&greq.req, &greq.done, timeout);
@@ -818,13 +755,13 @@ bool ramster_remote_holder_lost(u8 node)
  */
 static int ramster_remote_get_busy(struct ramster_tree *tree,
 				   struct ramster_entry *entry, u8 holder,
-				   void *buf)
+				   void *buf, bool ahead)
 {
 	unsigned int busy = 0;
 	int ret;
 
-	while ((ret = ramster_remote_get_once(tree, entry, holder, buf)) ==
-		       -EAGAIN &&
+	while ((ret = ramster_remote_get_once(tree, entry, holder, buf,
+					      ahead && !busy)) == -EAGAIN &&
 	       busy++ < RAMSTER_BUSY_RETRIES) {
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_GETS_BUSY);
 		usleep_range(1000, 2000);
@@ -834,12 +771,14 @@ static int ramster_remote_get_busy(struct ramster_tree *tree,
 
 /*
  * GET an entry's data from one holder, waiting out its link being down
- * if @may_wait (see the file comment).  A transient that outlasts
- * remote_lost_ms is -EHOSTDOWN: the holder is presumed dead.
+ * if @may_wait (see the file comment); fetching the next pages ahead on
+ * the first try if @ahead.  A transient that outlasts remote_lost_ms is
+ * -EHOSTDOWN: the holder is presumed dead.
  */
 static int ramster_remote_get_holder(struct ramster_tree *tree,
 				     struct ramster_entry *entry, u8 holder,
-				     void *buf, bool may_wait, bool *waitedp)
+				     void *buf, bool may_wait, bool ahead,
+				     bool *waitedp)
 {
 	unsigned long epoch;
 	bool waited = false;
@@ -847,7 +786,8 @@ static int ramster_remote_get_holder(struct ramster_tree *tree,
 
 	for (;;) {
 		epoch = ramster_holders_epoch(holder);
-		ret = ramster_remote_get_busy(tree, entry, holder, buf);
+		ret = ramster_remote_get_busy(tree, entry, holder, buf,
+					      ahead && !waited);
 		if (ret != -ENOTCONN || !may_wait ||
 		    !ramster_holders_wait_live(holder, epoch,
 					       READ_ONCE(remote_wait_ms)))
@@ -917,8 +857,10 @@ static int ramster_remote_get_now(struct ramster_tree *tree,
 	for (i = 0; i < n && ret; i++)
 		if (test_bit(order[i], live))
 			ret = patient ?
-			      ramster_remote_get_busy(tree, entry, order[i], buf) :
-			      ramster_remote_get_once(tree, entry, order[i], buf);
+			      ramster_remote_get_busy(tree, entry, order[i], buf,
+						      false) :
+			      ramster_remote_get_once(tree, entry, order[i], buf,
+						      false);
 	return ret;
 }
 
@@ -962,24 +904,40 @@ static int ramster_remote_get(struct ramster_tree *tree,
 			      struct ramster_entry *entry, void *buf)
 {
 	u8 order[RAMSTER_MAX_HOLDERS];
-	bool transient = false, bad = false, waited = false;
-	int i, n, ret = -ENOENT;
+	bool transient = false, bad = false, waited = false, stale, local;
+	int i, n, ret, tries = 0;
 
+again:
+	ret = -ENOENT;
+	stale = false;
 	n = ramster_remote_holders(tree, entry, order);
 	for (i = 0; i < n; i++) {
 		ret = ramster_remote_get_holder(tree, entry, order[i], buf,
-						i == n - 1, &waited);
+						i == n - 1, !tries && !i,
+						&waited);
 		if (!ret) {
 			if (i)
 				ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_FAILOVER);
 			return 0;
 		}
+		stale |= ret == -ESTALE;
 		transient |= ramster_remote_transient(ret);
 		bad |= ret == -EIO;
-		if (i < n - 1)
+		if (i < n - 1 && ret != -ESTALE)
 			pr_warn_ratelimited("swap type %u offset %lu: node %u could not serve it (%d): asking node %u\n",
 					    tree->type, entry->offset, order[i],
 					    ret, order[i + 1]);
+	}
+	/* A copy was forgotten under us (fetched home, dropped): look again. */
+	if (stale && ++tries < 3)
+		goto again;
+	if (!n) {
+		/* Fetched home since the load looked: main.c loads it. */
+		spin_lock(&tree->lock);
+		local = entry->flags & RAMSTER_ENTRY_LOCAL;
+		spin_unlock(&tree->lock);
+		if (local)
+			return -ESTALE;
 	}
 	if (transient) {
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_DEFERRED);
@@ -1021,7 +979,9 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_DEFERRED);
 		return -EAGAIN;
 	}
-	ret = ramster_remote_get(tree, entry, buf);
+	ret = ramster_ra_take(tree, entry, buf);
+	if (ret)
+		ret = ramster_remote_get(tree, entry, buf);
 	if (!ret) {
 		ret = ramster_local_unpack(entry, buf, page);
 		if (ret)
@@ -1459,9 +1419,12 @@ int ramster_remote_init(struct ramster_tree **trees,
 				     sizeof(*ramster_inval_ring));
 	if (!ramster_inval_ring)
 		return -ENOMEM;
-	ret = ramster_transport_register(&ramster_remote_service);
+	ret = ramster_ra_init();
 	if (ret)
 		goto err_free_ring;
+	ret = ramster_transport_register(&ramster_remote_service);
+	if (ret)
+		goto err_exit_ra;
 	ramster_remotify_thread = kthread_run(ramster_remotify_fn, NULL,
 					      "ramster-remotify");
 	if (IS_ERR(ramster_remotify_thread)) {
@@ -1474,6 +1437,8 @@ int ramster_remote_init(struct ramster_tree **trees,
 
 err_unregister:
 	ramster_transport_unregister(&ramster_remote_service);
+err_exit_ra:
+	ramster_ra_exit();
 err_free_ring:
 	vfree(ramster_inval_ring);
 	return ret;
@@ -1485,5 +1450,6 @@ void ramster_remote_exit(void)
 	kthread_stop(ramster_remotify_thread);
 	flush_work(&ramster_inval_work);
 	ramster_transport_unregister(&ramster_remote_service);
+	ramster_ra_exit();
 	vfree(ramster_inval_ring);
 }

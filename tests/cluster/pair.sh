@@ -6,6 +6,7 @@
 # results: cluster_late_node_joins cluster_pair_up_and_exec
 # results: cluster_nodes_reach_each_other cluster_stat_reads_every_node
 # results: cluster_pair_remote_pages cluster_pair_raw_pages_remote
+# results: cluster_pair_remote_readahead
 # results: cluster_pair_swapoff_back_to_zero
 # results: cluster_malformed_frames_rejected cluster_peer_restart_reconnects
 # results: cluster_tight_link_queue_bends
@@ -88,6 +89,26 @@ pair_raw_pages_remote() {
 	[ "$bad" = 0 ] || problem "remote_loads_bad=$bad"
 	[ "$(load_bad 1)" = 0 ] || problem "bad pages: $(load_bad 1)"
 	FIGURES="raw_stores $(dbg 1 raw_stores), remote_raw_puts $puts of remote_puts $(dbg 1 remote_puts), remote_raw_loads $loads of remote_loads $(dbg 1 remote_loads), 0 bad"
+}
+
+# Remote readahead (remote_readahead, default 8): node 1's loads in the
+# workload above took pages fetched ahead of them, and the workload,
+# which rewrote its pages between passes, verified every one: a staged
+# page is the version its load asked for.  Every hit came from a GET
+# fetched ahead, and nothing fetched ahead is counted twice.
+pair_remote_readahead() {
+	local gets hits wasted failed loads
+	gets=$(dbg 1 remote_readahead_gets)
+	hits=$(dbg 1 remote_readahead_hits)
+	wasted=$(dbg 1 remote_readahead_wasted)
+	failed=$(dbg 1 remote_readahead_failed)
+	loads=$(dbg 1 remote_loads)
+	[ "$hits" -gt 0 ] 2>/dev/null || problem "no load took a page fetched ahead (remote_readahead_hits '$hits', gets '$gets')"
+	[ "$((hits + wasted))" -le "$gets" ] 2>/dev/null ||
+		problem "hits $hits + wasted $wasted > fetched ahead $gets"
+	[ "$(load_bad 1)" = 0 ] || problem "bad pages: $(load_bad 1)"
+	[ "$(dbg 1 remote_loads_bad)" = 0 ] || problem "remote_loads_bad=$(dbg 1 remote_loads_bad)"
+	FIGURES="$hits of $loads remote loads served by $gets pages fetched ahead ($wasted wasted, $failed failed), 0 bad"
 }
 
 # Swapoff while a parked process has pages on node 2: every page comes
@@ -189,6 +210,7 @@ check cluster_nodes_reach_each_other reach_each_other
 check cluster_stat_reads_every_node stat_reads_every_node
 check cluster_pair_remote_pages pair_remote_pages
 check cluster_pair_raw_pages_remote pair_raw_pages_remote
+check cluster_pair_remote_readahead pair_remote_readahead
 check cluster_pair_swapoff_back_to_zero swapoff_back_to_zero
 check cluster_malformed_frames_rejected malformed_frames_rejected
 check cluster_peer_restart_reconnects peer_restart_reconnects

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * readahead.c - remote pages fetched ahead of their loads
+ *
+ * A load that must GET its page also asks the same holder, in the same
+ * burst and right behind the faulting page's GET, for the remote-only
+ * pages it holds at the next remote_readahead - 1 offsets of that swap
+ * type.  Those are the slots swap readahead asks for next (in ascending
+ * order: swap_cluster_readahead()), and the ones a process walking its
+ * memory faults on next.  Their loads then find the data here, or wait
+ * for an answer already on its way, instead of paying a round trip each:
+ * a cluster of slots costs one round trip, not one per page.  A load
+ * that takes a staged page fetches ahead from there in turn (the pages
+ * staged already are skipped), so a sequential reader keeps a window of
+ * GETs in flight ahead of it.
+ *
+ * Staged pages: RAMSTER_RA_SLOTS slots, each with a PAGE_SIZE buffer,
+ * allocated at init (nothing is allocated on the load path but the GET
+ * frames).  A slot names an entry, which is one stored version of a swap
+ * slot (a rewritten page is a new entry), and holds a reference on it.
+ * It is filled only with data that passed the same check as a load's
+ * GET (remote_get.c: key, generation, length, kind, crc32c), so a staged
+ * page is the entry's page: it cannot be stale.  A slot is consumed by
+ * its entry's load; reused after RAMSTER_RA_AGE_MS unused, or when a
+ * newer fetch needs a slot (counted in remote_readahead_wasted); and
+ * dropped before its swap area's entries are (swapoff).  A slot whose
+ * GET is in flight is never reused: its ->done() completes it, and a
+ * load may be waiting for it.
+ *
+ * Pacing: every staged page consumed earns a credit, every one wasted
+ * costs one.  Without credit (an access pattern readahead does not fit:
+ * random faults) only one load in RAMSTER_RA_PROBE fetches ahead, as a
+ * probe, so random access costs the holder little.
+ *
+ * Locking: ramster_ra_lock protects the slots' fields except ->buf (owned
+ * by the GET while in flight, then by whoever takes the slot).  It is
+ * never held together with a tree lock: references are dropped after it
+ * is released.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+
+#include "index.h"
+#include "ramster.h"
+#include "readahead.h"
+#include "remote_get.h"
+#include "stats.h"
+#include "transport.h"
+
+#define RAMSTER_RA_MAX		32	/* most pages per load, the faulting one included */
+#define RAMSTER_RA_SLOTS	64	/* staged pages at most */
+#define RAMSTER_RA_AGE_MS	2000	/* an unused staged page goes after this */
+#define RAMSTER_RA_CREDIT_MAX	64
+#define RAMSTER_RA_PROBE	16
+
+static unsigned int remote_readahead = 8;
+static struct ramster_uint_range remote_readahead_range = {
+	&remote_readahead, 0, RAMSTER_RA_MAX
+};
+module_param_cb(remote_readahead, &ramster_uint_range_ops,
+		&remote_readahead_range, 0644);
+MODULE_PARM_DESC(remote_readahead,
+		 "a remote load also fetches the pages its holder keeps at the next offsets, this many pages in all; 0 or 1: off (default 8)");
+
+/**
+ * enum ramster_ra_state - where a slot is
+ * @RAMSTER_RA_FREE: unused
+ * @RAMSTER_RA_INFLIGHT: its GET is on the link
+ * @RAMSTER_RA_READY: ->buf has the entry's data, checked
+ * @RAMSTER_RA_FAILED: the GET brought nothing usable (link down, holder
+ *	busy, a wrong answer): the load asks for itself
+ */
+enum ramster_ra_state {
+	RAMSTER_RA_FREE,
+	RAMSTER_RA_INFLIGHT,
+	RAMSTER_RA_READY,
+	RAMSTER_RA_FAILED,
+};
+
+/**
+ * struct ramster_ra_slot - one page fetched ahead of its load
+ * @req: the GET, while in flight
+ * @tree: the entry's tree
+ * @entry: the entry, referenced while the slot is not free
+ * @stamp: when the GET left or its answer came (jiffies)
+ * @state: enum ramster_ra_state
+ * @claimed: a load is taking it: nobody else reuses or frees it
+ * @buf: PAGE_SIZE bytes: the entry's data once READY
+ */
+struct ramster_ra_slot {
+	struct ramster_req req;
+	struct ramster_tree *tree;
+	struct ramster_entry *entry;
+	unsigned long stamp;
+	enum ramster_ra_state state;
+	bool claimed;
+	void *buf;
+};
+
+static struct ramster_ra_slot *ramster_ra_slots;
+static DEFINE_SPINLOCK(ramster_ra_lock);	/* see the file comment */
+static DECLARE_WAIT_QUEUE_HEAD(ramster_ra_wait);	/* a GET answered */
+static atomic_t ramster_ra_credit = ATOMIC_INIT(RAMSTER_RA_CREDIT_MAX);
+static atomic_t ramster_ra_probe = ATOMIC_INIT(0);
+
+/* Under ramster_ra_lock: the slot of @entry, NULL if none. */
+static struct ramster_ra_slot *ramster_ra_find(const struct ramster_tree *tree,
+					       const struct ramster_entry *entry)
+{
+	int i;
+
+	for (i = 0; i < RAMSTER_RA_SLOTS; i++)
+		if (ramster_ra_slots[i].state != RAMSTER_RA_FREE &&
+		    ramster_ra_slots[i].tree == tree &&
+		    ramster_ra_slots[i].entry == entry)
+			return &ramster_ra_slots[i];
+	return NULL;
+}
+
+/*
+ * Under ramster_ra_lock: free a slot that is not in flight, handing its
+ * entry's reference to @entryp (dropped by the caller, unlocked: see
+ * ramster_ra_put()).  Returns whether it held a page nobody used.
+ */
+static bool ramster_ra_free(struct ramster_ra_slot *slot,
+			    struct ramster_tree **treep,
+			    struct ramster_entry **entryp)
+{
+	bool wasted = slot->state == RAMSTER_RA_READY;
+
+	*treep = slot->tree;
+	*entryp = slot->entry;
+	slot->tree = NULL;
+	slot->entry = NULL;
+	slot->claimed = false;
+	slot->state = RAMSTER_RA_FREE;
+	return wasted;
+}
+
+/* Drop a freed slot's reference, and count a page fetched for nothing. */
+static void ramster_ra_put(struct ramster_tree *tree,
+			   struct ramster_entry *entry, bool wasted)
+{
+	if (!entry)
+		return;
+	if (wasted) {
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_READAHEAD_WASTED);
+		atomic_dec_if_positive(&ramster_ra_credit);
+	}
+	spin_lock(&tree->lock);
+	ramster_entry_put(tree, entry);
+	spin_unlock(&tree->lock);
+}
+
+/* May this load fetch ahead?  See "Pacing" in the file comment. */
+static bool ramster_ra_paced(void)
+{
+	return atomic_read(&ramster_ra_credit) > 0 ||
+	       !(atomic_inc_return(&ramster_ra_probe) % RAMSTER_RA_PROBE);
+}
+
+static void ramster_ra_done(struct ramster_req *req, int err,
+			    const struct ramster_wire_hdr *hdr,
+			    const void *payload)
+{
+	struct ramster_ra_slot *slot = container_of(req, struct ramster_ra_slot,
+						    req);
+
+	/* The slot is in flight: nobody frees it or changes tree/entry. */
+	if (!err)
+		err = ramster_get_check(req->node, slot->tree, slot->entry,
+					payload, slot->buf);
+	if (err)
+		ramster_stat_inc(RAMSTER_STAT_REMOTE_READAHEAD_FAILED);
+	spin_lock(&ramster_ra_lock);
+	slot->state = err ? RAMSTER_RA_FAILED : RAMSTER_RA_READY;
+	slot->stamp = jiffies;
+	spin_unlock(&ramster_ra_lock);
+	wake_up_all(&ramster_ra_wait);
+}
+
+/*
+ * Under ramster_ra_lock: a slot for a new GET.  A free one, else the
+ * oldest answered one nobody is taking (its reference and whether it was
+ * wasted go to the caller).  NULL if every slot is in flight or claimed.
+ */
+static struct ramster_ra_slot *ramster_ra_grab(struct ramster_tree **treep,
+					       struct ramster_entry **entryp,
+					       bool *wastedp)
+{
+	struct ramster_ra_slot *slot, *oldest = NULL;
+	int i;
+
+	*entryp = NULL;
+	*wastedp = false;
+	for (i = 0; i < RAMSTER_RA_SLOTS; i++) {
+		slot = &ramster_ra_slots[i];
+		if (slot->state == RAMSTER_RA_FREE)
+			return slot;
+		if (slot->state == RAMSTER_RA_INFLIGHT || slot->claimed)
+			continue;
+		if (!oldest || time_before(slot->stamp, oldest->stamp))
+			oldest = slot;
+	}
+	if (oldest)
+		*wastedp = ramster_ra_free(oldest, treep, entryp);
+	return oldest;
+}
+
+/*
+ * Fetch one entry ahead.  *@taken says whether a slot took over the
+ * caller's reference on it (else the caller keeps it).  Returns 0 to go
+ * on (a GET left, or the entry is staged already), or a negative errno
+ * to stop (no slot, no memory, the link refused the GET).
+ */
+static int ramster_ra_start(struct ramster_tree *tree,
+			    struct ramster_entry *entry, u8 holder,
+			    bool *taken)
+{
+	struct ramster_entry *old_entry;
+	struct ramster_tree *old_tree;
+	struct ramster_ra_slot *slot;
+	struct ramster_msg *msg;
+	bool wasted;
+	int ret;
+
+	*taken = false;
+	msg = ramster_get_msg(tree, entry);
+	if (!msg)
+		return -ENOMEM;
+	spin_lock(&ramster_ra_lock);
+	if (ramster_ra_find(tree, entry)) {
+		spin_unlock(&ramster_ra_lock);
+		ramster_msg_free(msg);
+		return 0;
+	}
+	slot = ramster_ra_grab(&old_tree, &old_entry, &wasted);
+	if (slot) {
+		slot->tree = tree;
+		slot->entry = entry;
+		slot->state = RAMSTER_RA_INFLIGHT;
+		slot->claimed = false;
+		slot->stamp = jiffies;
+		memset(&slot->req, 0, sizeof(slot->req));
+		INIT_LIST_HEAD(&slot->req.list);
+		slot->req.reply_type = RAMSTER_MSG_GET_REPLY;
+		slot->req.done = ramster_ra_done;
+		*taken = true;
+	}
+	spin_unlock(&ramster_ra_lock);
+	ramster_ra_put(old_tree, old_entry, wasted);
+	if (!slot) {
+		ramster_msg_free(msg);
+		return -EBUSY;
+	}
+	ret = ramster_send(holder, msg, &slot->req);
+	if (ret) {
+		/*
+		 * As if answered: a load may already be waiting for it.  The
+		 * slot keeps the reference until it is taken or reused.
+		 */
+		ramster_ra_done(&slot->req, ret, NULL, NULL);
+		return ret;
+	}
+	ramster_stat_inc(RAMSTER_STAT_REMOTE_READAHEAD_GETS);
+	return 0;
+}
+
+/**
+ * ramster_ra_issue - fetch the pages after a load's ahead of their loads
+ * @tree: the load's tree
+ * @entry: the entry being loaded
+ * @holder: the node its GET just went to
+ *
+ * Called right after the load's own GET left, so that the faulting page
+ * is answered first.  The remote-only pages @holder keeps at the next
+ * remote_readahead - 1 offsets each get a GET into a slot; a page staged
+ * already, or a slot or frame that cannot be had, ends it.
+ */
+void ramster_ra_issue(struct ramster_tree *tree,
+		      const struct ramster_entry *entry, u8 holder)
+{
+	struct ramster_entry *ahead[RAMSTER_RA_MAX], *next;
+	unsigned int window = READ_ONCE(remote_readahead);
+	pgoff_t end = entry->offset + window;
+	struct rb_node *node;
+	int i, n = 0, ret = 0;
+	bool taken;
+
+	if (window < 2 || !ramster_ra_paced())
+		return;
+	spin_lock(&tree->lock);
+	next = ramster_index_next(tree, entry->offset + 1);
+	while (next && next->offset < end && n < window - 1) {
+		if (ramster_entry_remote_only(next) &&
+		    ramster_entry_has_holder(next, holder) &&
+		    next->length <= PAGE_SIZE) {
+			ramster_entry_get(next);
+			ahead[n++] = next;
+		}
+		node = rb_next(&next->rbnode);
+		next = node ? rb_entry(node, struct ramster_entry, rbnode) :
+			      NULL;
+	}
+	spin_unlock(&tree->lock);
+
+	for (i = 0; i < n && !ret; i++) {
+		ret = ramster_ra_start(tree, ahead[i], holder, &taken);
+		if (taken)
+			ahead[i] = NULL;	/* the slot has it */
+	}
+	if (!n)
+		return;
+	spin_lock(&tree->lock);
+	for (i = 0; i < n; i++)
+		if (ahead[i])
+			ramster_entry_put(tree, ahead[i]);
+	spin_unlock(&tree->lock);
+}
+
+/**
+ * ramster_ra_take - a load's page, if it was fetched ahead
+ * @tree: the entry's tree
+ * @entry: the entry being loaded, referenced by the caller
+ * @buf: receives entry->length bytes of data
+ *
+ * Waits for a GET still on its way (bounded: the transport fails a
+ * request after request_timeout_ms).  The slot is freed either way.
+ *
+ * Return: 0 with @buf filled, or -ENOENT: not fetched ahead, or the GET
+ * brought nothing usable; the load asks for itself.
+ */
+int ramster_ra_take(struct ramster_tree *tree, struct ramster_entry *entry,
+		    void *buf)
+{
+	unsigned long timeout;
+	struct ramster_entry *old_entry;
+	struct ramster_tree *old_tree;
+	struct ramster_ra_slot *slot;
+	enum ramster_ra_state state;
+	u8 holder;
+
+	spin_lock(&ramster_ra_lock);
+	slot = ramster_ra_find(tree, entry);
+	if (!slot || slot->claimed) {
+		spin_unlock(&ramster_ra_lock);
+		return -ENOENT;
+	}
+	slot->claimed = true;
+	state = slot->state;
+	spin_unlock(&ramster_ra_lock);
+
+	if (state == RAMSTER_RA_INFLIGHT) {
+		timeout = msecs_to_jiffies(ramster_transport_request_timeout_ms() +
+					   2000);
+		wait_event_timeout(ramster_ra_wait,
+				   READ_ONCE(slot->state) != RAMSTER_RA_INFLIGHT,
+				   timeout);
+	}
+
+	spin_lock(&ramster_ra_lock);
+	state = slot->state;
+	if (state == RAMSTER_RA_INFLIGHT) {
+		/* Its ->done() is still to come: the slot stays for it. */
+		slot->claimed = false;
+		spin_unlock(&ramster_ra_lock);
+		return -ENOENT;
+	}
+	spin_unlock(&ramster_ra_lock);
+
+	/* Claimed and answered: nobody else touches the slot now. */
+	if (state == RAMSTER_RA_READY)
+		memcpy(buf, slot->buf, entry->length);
+
+	spin_lock(&ramster_ra_lock);
+	holder = slot->req.node;
+	ramster_ra_free(slot, &old_tree, &old_entry);
+	spin_unlock(&ramster_ra_lock);
+	/* Our caller's reference keeps the entry: this is never the last. */
+	ramster_ra_put(old_tree, old_entry, false);
+	if (state != RAMSTER_RA_READY)
+		return -ENOENT;
+	ramster_stat_inc(RAMSTER_STAT_REMOTE_READAHEAD_HITS);
+	atomic_add_unless(&ramster_ra_credit, 1, RAMSTER_RA_CREDIT_MAX);
+	/* Keep the window ahead of a sequential reader: mostly one more GET. */
+	ramster_ra_issue(tree, entry, holder);
+	return 0;
+}
+
+/*
+ * Free the answered slots that @tree names (all trees if NULL) or that
+ * nobody took within RAMSTER_RA_AGE_MS (if @aged); a slot in flight or
+ * claimed is left.  Returns how many are still in flight for @tree.
+ */
+static int ramster_ra_sweep(struct ramster_tree *tree, bool aged)
+{
+	unsigned long old = jiffies - msecs_to_jiffies(RAMSTER_RA_AGE_MS);
+	struct ramster_entry *old_entry;
+	struct ramster_tree *old_tree;
+	struct ramster_ra_slot *slot;
+	int i, inflight = 0;
+	bool wasted;
+
+	for (i = 0; i < RAMSTER_RA_SLOTS; i++) {
+		slot = &ramster_ra_slots[i];
+		spin_lock(&ramster_ra_lock);
+		if (slot->state == RAMSTER_RA_FREE || slot->claimed ||
+		    (tree && slot->tree != tree) ||
+		    (aged && time_after(slot->stamp, old))) {
+			spin_unlock(&ramster_ra_lock);
+			continue;
+		}
+		if (slot->state == RAMSTER_RA_INFLIGHT) {
+			inflight++;
+			spin_unlock(&ramster_ra_lock);
+			continue;
+		}
+		wasted = ramster_ra_free(slot, &old_tree, &old_entry);
+		spin_unlock(&ramster_ra_lock);
+		ramster_ra_put(old_tree, old_entry, wasted);
+	}
+	return inflight;
+}
+
+/**
+ * ramster_ra_expire - let staged pages nobody loaded go
+ *
+ * Called now and then (the remotification thread's tick): a staged page
+ * holds its entry, which keeps a freed swap slot's remote copies (and
+ * the module) until the page goes.
+ */
+void ramster_ra_expire(void)
+{
+	ramster_ra_sweep(NULL, true);
+}
+
+/**
+ * ramster_ra_drop_tree - drop every page fetched ahead for a tree
+ * @tree: a tree whose swap area is being switched off
+ *
+ * Called before its entries are dropped, so that none outlives them
+ * (its last reference would then send a per-page invalidation after the
+ * area's, which a new swap area of the same type, whose generations
+ * start again at 1, could match).  Waits for the GETs in flight: the
+ * transport answers or fails each within request_timeout_ms.  Sleeps.
+ */
+void ramster_ra_drop_tree(struct ramster_tree *tree)
+{
+	while (ramster_ra_sweep(tree, false))
+		wait_event_timeout(ramster_ra_wait, false, HZ / 10);
+}
+
+int ramster_ra_init(void)
+{
+	int i;
+
+	ramster_ra_slots = kcalloc(RAMSTER_RA_SLOTS, sizeof(*ramster_ra_slots),
+				   GFP_KERNEL);
+	if (!ramster_ra_slots)
+		return -ENOMEM;
+	for (i = 0; i < RAMSTER_RA_SLOTS; i++) {
+		ramster_ra_slots[i].buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!ramster_ra_slots[i].buf)
+			goto err_free;
+	}
+	return 0;
+
+err_free:
+	while (i--)
+		kfree(ramster_ra_slots[i].buf);
+	kfree(ramster_ra_slots);
+	return -ENOMEM;
+}
+
+/* No entry is left (each holds the module), so no slot is in use. */
+void ramster_ra_exit(void)
+{
+	int i;
+
+	for (i = 0; i < RAMSTER_RA_SLOTS; i++) {
+		WARN_ON_ONCE(ramster_ra_slots[i].state != RAMSTER_RA_FREE);
+		kfree(ramster_ra_slots[i].buf);
+	}
+	kfree(ramster_ra_slots);
+}
