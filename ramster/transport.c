@@ -568,12 +568,19 @@ static int ramster_peer_send_one(struct ramster_peer *peer,
  * Send the queue.  A failed send shuts the socket down, which wakes the
  * receiver to take the link down and fail the pending requests; frames
  * queued behind it are dropped (their requests fail the same way).
+ *
+ * While more frames wait behind the one being sent (a load's GET and the
+ * GETs fetched ahead behind it, a holder's answers to them), the socket
+ * is corked, so that they leave in full segments rather than one packet
+ * each; uncorking when the queue is empty pushes what is left at once.
  */
 static void ramster_peer_tx_work(struct work_struct *work)
 {
 	struct ramster_peer *peer = container_of(work, struct ramster_peer,
 						 tx_work);
+	struct socket *corked = NULL;
 	struct ramster_msg *msg;
+	bool more;
 	int ret;
 
 	mutex_lock(&peer->tx_mutex);
@@ -585,10 +592,15 @@ static void ramster_peer_tx_work(struct work_struct *work)
 			list_del(&msg->list);
 			peer->txq_bytes -= ramster_msg_bytes(msg);
 		}
+		more = !list_empty(&peer->txq);
 		spin_unlock(&peer->lock);
 		if (!msg)
 			break;
 		if (peer->tx_sock) {
+			if (more && !corked) {
+				corked = peer->tx_sock;
+				tcp_sock_set_cork(corked->sk, true);
+			}
 			ret = ramster_peer_send_one(peer, msg);
 			if (ret) {
 				pr_warn_ratelimited("node %u: send failed (%d): closing the link\n",
@@ -599,6 +611,9 @@ static void ramster_peer_tx_work(struct work_struct *work)
 		}
 		ramster_msg_free(msg);
 	}
+	/* The socket is ours until tx_mutex is released, even shut down. */
+	if (corked)
+		tcp_sock_set_cork(corked->sk, false);
 	mutex_unlock(&peer->tx_mutex);
 }
 
