@@ -21,6 +21,8 @@
 #             there), node 1's /dev/nbd0 (tests/bench/nbd-attach.c) swapped
 #             on first, its disk after it for what does not fit
 #   pair      ramster as the node runs it: its local tier and node 2
+#   pair-nora pair with remote_readahead=0 on node 1: one GET per page, no
+#             pages fetched ahead (what readahead.c buys)
 # with the working set BENCH_FRACTIONS percent in RAM (default "75 50 33":
 # workloads of RAM / 0.75, RAM / 0.5 and RAM / 0.33 of the guest's
 # MemTotal, the method of the Infiniswap and Fastswap papers), RUNS times
@@ -95,9 +97,9 @@ fi
 MEM=${BENCH_MEM_MIB:-128}
 MIX=${BENCH_MIX:-realistic}
 COMPRESS_SECONDS=${BENCH_COMPRESS_SECONDS:-5}
-read -r -a CONFIGS <<< "${BENCH_CONFIGS:-disk zswap zram ramster vanilla nbd pair}"
+read -r -a CONFIGS <<< "${BENCH_CONFIGS:-disk zswap zram ramster vanilla nbd pair pair-nora}"
 # Booted as a pair of pair.conf (cluster_run), not as a single guest.
-is_cluster_config() { [ "$1" = nbd ] || [ "$1" = pair ]; }
+is_cluster_config() { [ "$1" = nbd ] || [ "$1" = pair ] || [ "$1" = pair-nora ]; }
 NBD_INITRD=$TOP/build/initramfs-nbd.cpio.gz
 # The TCG slowdown factor and the mix's compression ratio (tcg_factor).
 TCG_FACTOR=-
@@ -218,7 +220,7 @@ cluster_down() {
 # line in CLUSTER_LINE, empty if it failed.  Not in a subshell: cleanup
 # must see CLUSTER_UP.
 cluster_run() {
-	local config=$1 frac=$2 round=$3 log=$4 extra=
+	local config=$1 frac=$2 round=$3 log=$4 extra='' mode=$1
 	CLUSTER_LINE=
 	export RAMSTER_CLUSTER_DIR=$OUT/cluster/$config-$frac-$round
 	[ "$config" != nbd ] || extra=$NBD_INITRD
@@ -233,7 +235,11 @@ cluster_run() {
 		cluster_down
 		return
 	fi
-	RAMSTER_EXEC_TIMEOUT=1800 cx 1 "export bench_mode=$config bench_frac=$frac bench_mix=$MIX; . /cases/lib.sh; . /cases/bench.sh" >> "$log"
+	if [ "$config" = pair-nora ]; then
+		cx 1 "echo 0 > /sys/module/ramster/parameters/remote_readahead" >> "$log"
+		mode=pair
+	fi
+	RAMSTER_EXEC_TIMEOUT=1800 cx 1 "export bench_mode=$mode bench_frac=$frac bench_mix=$MIX; . /cases/lib.sh; . /cases/bench.sh" >> "$log"
 	if [ "$config" = nbd ]; then
 		cx 2 "cat /tmp/nbd-server.log; ls -l /tmp/nbd.img" >> "$log"
 	else
@@ -329,13 +335,13 @@ table() {
 	echo "then the disk); they run in a cluster node (a NIC, the node's agent) where"
 	echo "the others run in a single guest; 'x nbd': ratio to nbd."
 	echo
-	printf '%-7s %-8s %10s %8s %8s   %s\n' "in RAM" config median_ms "x disk" "x nbd" runs
+	printf '%-7s %-9s %10s %8s %8s   %s\n' "in RAM" config median_ms "x disk" "x nbd" runs
 	for frac in $FRACTIONS; do
 		disk=$(median disk "$frac")
 		nbd=$(median nbd "$frac")
 		for config in "${CONFIGS[@]}"; do
 			med=$(median "$config" "$frac")
-			printf '%-7s %-8s %10s %8s %8s   %s\n' "$frac%" "$config" \
+			printf '%-7s %-9s %10s %8s %8s   %s\n' "$frac%" "$config" \
 				"$med" "$(ratio "$med" "$disk")" "$(ratio "$med" "$nbd")" \
 				"$(runs_of "$config" "$frac")"
 		done
@@ -605,7 +611,7 @@ check_configs() {
 	local c
 	for c in "${CONFIGS[@]}"; do
 		case "$c" in
-		disk|zswap|zram|ramster|vanilla|nbd|pair) ;;
+		disk|zswap|zram|ramster|vanilla|nbd|pair|pair-nora) ;;
 		*) echo "bench: unknown configuration '$c' in BENCH_CONFIGS" >&2; exit 2 ;;
 		esac
 	done
