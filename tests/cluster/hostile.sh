@@ -84,7 +84,7 @@ r2_pages_verify() {
 	[ "$(load_bad 1)" = 0 ] || problem "bad pages: $(load_bad 1)"
 	holder_stop r2
 	R2_AFTER=$(summary 1)
-	FIGURES="$(load_result 1 | sed 's/workload: result //'), remote puts +$(delta "$R2_BEFORE" "$R2_AFTER" remote_puts), remote loads +$(delta "$R2_BEFORE" "$R2_AFTER" remote_loads), of which failed over to node 2 +$(delta "$R2_BEFORE" "$R2_AFTER" remote_loads_failover)"
+	FIGURES="$(load_result 1 | sed 's/workload: result //'), remote puts +$(delta "$R2_BEFORE" "$R2_AFTER" remote_puts), remote loads +$(delta "$R2_BEFORE" "$R2_AFTER" remote_loads), of which failed over to node 2 +$(delta "$R2_BEFORE" "$R2_AFTER" remote_loads_failover), readahead hits +$(delta "$R2_BEFORE" "$R2_AFTER" remote_readahead_hits), not found by a holder no longer listed +$(delta "$R2_BEFORE" "$R2_AFTER" remote_gets_forgotten)"
 }
 
 r2_bad_answers_counted() {
