@@ -328,6 +328,9 @@ void ramster_ra_issue(struct ramster_tree *tree,
  * @tree: the entry's tree
  * @entry: the entry being loaded, referenced by the caller
  * @buf: receives entry->length bytes of data
+ * @asked: set to the node a GET that brought nothing went to (the load
+ *	then asks for itself, perhaps another replica: a failover), else
+ *	RAMSTER_NO_NODE
  *
  * Waits for a GET still on its way (bounded: the transport fails a
  * request after request_timeout_ms).  The slot is freed either way.
@@ -336,7 +339,7 @@ void ramster_ra_issue(struct ramster_tree *tree,
  * brought nothing usable; the load asks for itself.
  */
 int ramster_ra_take(struct ramster_tree *tree, struct ramster_entry *entry,
-		    void *buf)
+		    void *buf, u8 *asked)
 {
 	unsigned long timeout;
 	struct ramster_entry *old_entry;
@@ -345,6 +348,7 @@ int ramster_ra_take(struct ramster_tree *tree, struct ramster_entry *entry,
 	enum ramster_ra_state state;
 	u8 holder;
 
+	*asked = RAMSTER_NO_NODE;
 	spin_lock(&ramster_ra_lock);
 	slot = ramster_ra_find(tree, entry);
 	if (!slot || slot->claimed) {
@@ -383,8 +387,10 @@ int ramster_ra_take(struct ramster_tree *tree, struct ramster_entry *entry,
 	spin_unlock(&ramster_ra_lock);
 	/* Our caller's reference keeps the entry: this is never the last. */
 	ramster_ra_put(old_tree, old_entry, false);
-	if (state != RAMSTER_RA_READY)
+	if (state != RAMSTER_RA_READY) {
+		*asked = holder;
 		return -ENOENT;
+	}
 	ramster_stat_inc(RAMSTER_STAT_REMOTE_READAHEAD_HITS);
 	atomic_add_unless(&ramster_ra_credit, 1, RAMSTER_RA_CREDIT_MAX);
 	/* Keep the window ahead of a sequential reader: mostly one more GET. */

@@ -15,7 +15,7 @@ void ramster_ra_exit(void);
 void ramster_ra_issue(struct ramster_tree *tree,
 		      const struct ramster_entry *entry, u8 holder);
 int ramster_ra_take(struct ramster_tree *tree, struct ramster_entry *entry,
-		    void *buf);
+		    void *buf, u8 *asked);
 void ramster_ra_expire(void);
 void ramster_ra_drop_tree(struct ramster_tree *tree);
 

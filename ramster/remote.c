@@ -21,20 +21,22 @@
  *
  * Remote load: a page fetched ahead is taken (readahead.c); otherwise a
  * synchronous GET to the holder, bounded by the request timeout, which
- * fetches the pages after it on that holder ahead in the same burst.  A link that is down is a transient: the load waits for it to
- * come back, up to remote_wait_ms after it went down, and asks again.  A
- * transient that outlasts the wait (the link still down, a request that
- * timed out, a holder or a local allocation short of memory) is never
- * turned into a loss: the load answers -EAGAIN and frontswap retries it
- * later, leaving the page in swap (the kernel series' patch 11); once a
- * holder has been away remote_wait_ms, its loads pause briefly instead of
- * waiting again, so retried faults do not spin.  A holder's answer that
- * it does not have the page, an answer that is not the page, or a holder
- * away longer than remote_lost_ms (presumed dead) is an error.  The reply
- * must name the same (type, offset, generation) and carry data of the
- * length, kind (raw or not) and crc32c recorded when the page left; only
- * then is it decompressed (or, raw, copied).  Anything else is an error, counted, logged,
- * and never returned as data.  Loads leave the remote copy in place.
+ * fetches the pages after it on that holder ahead in the same burst.  A
+ * link that is down is a transient: the load waits for it to come back, up
+ * to remote_wait_ms after it went down, and asks again.  A transient that
+ * outlasts the wait (the link still down, a request that timed out, a
+ * holder or a local allocation short of memory) is never turned into a
+ * loss: the load answers -EAGAIN and frontswap retries it later, leaving
+ * the page in swap (the kernel series' patch 11); once a holder has been
+ * away remote_wait_ms, its loads pause briefly instead of waiting again,
+ * so retried faults do not spin.  A holder's answer that it does not have
+ * the page, an answer that is not the page, or a holder away longer than
+ * remote_lost_ms (presumed dead) is an error.  The reply must name the
+ * same (type, offset, generation) and carry data of the length, kind (raw
+ * or not) and crc32c recorded when the page left; only then is it
+ * decompressed (or, raw, copied; remote_get.c).  Anything else is an
+ * error, counted, logged, and never returned as data.  Loads leave the
+ * remote copy in place.
  *
  * Invalidation: an entry's remote copies are forgotten when the entry is
  * freed, which can happen under the swap area's spinlock
@@ -898,10 +900,12 @@ int ramster_remote_read_now(struct ramster_tree *tree,
  * A load: GET an entry's data from its holders in turn, live ones first;
  * only the last one asked may wait for its link.  Counts and logs
  * failures: a transient one (some holder may still have the page) is
- * -EAGAIN; a page that no holder could produce is an error.
+ * -EAGAIN; a page that no holder could produce is an error.  @asked: the
+ * node a GET fetched ahead went to without result (RAMSTER_NO_NODE if
+ * none): served by another, the load failed over.
  */
 static int ramster_remote_get(struct ramster_tree *tree,
-			      struct ramster_entry *entry, void *buf)
+			      struct ramster_entry *entry, void *buf, u8 asked)
 {
 	u8 order[RAMSTER_MAX_HOLDERS];
 	bool transient = false, bad = false, waited = false, stale, local;
@@ -916,7 +920,8 @@ again:
 						i == n - 1, !tries && !i,
 						&waited);
 		if (!ret) {
-			if (i)
+			if (i || (asked != RAMSTER_NO_NODE &&
+				  asked != order[i]))
 				ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_FAILOVER);
 			return 0;
 		}
@@ -971,6 +976,7 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 			struct page *page)
 {
 	ktime_t start = ktime_get();
+	u8 asked;
 	void *buf;
 	int ret;
 
@@ -979,9 +985,9 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_DEFERRED);
 		return -EAGAIN;
 	}
-	ret = ramster_ra_take(tree, entry, buf);
+	ret = ramster_ra_take(tree, entry, buf, &asked);
 	if (ret)
-		ret = ramster_remote_get(tree, entry, buf);
+		ret = ramster_remote_get(tree, entry, buf, asked);
 	if (!ret) {
 		ret = ramster_local_unpack(entry, buf, page);
 		if (ret)
