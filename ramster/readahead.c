@@ -21,16 +21,18 @@
  * It is filled only with data that passed the same check as a load's
  * GET (remote_get.c: key, generation, length, kind, crc32c), so a staged
  * page is the entry's page: it cannot be stale.  A slot is consumed by
- * its entry's load; reused after RAMSTER_RA_AGE_MS unused, or when a
+ * its entry's load; freed after RAMSTER_RA_AGE_MS unused, or when a
  * newer fetch needs a slot (counted in remote_readahead_wasted); and
  * dropped before its swap area's entries are (swapoff).  A slot whose
  * GET is in flight is never reused: its ->done() completes it, and a
  * load may be waiting for it.
  *
  * Pacing: every staged page consumed earns a credit, every one wasted
- * costs one.  Without credit (an access pattern readahead does not fit:
- * random faults) only one load in RAMSTER_RA_PROBE fetches ahead, as a
- * probe, so random access costs the holder little.
+ * or fetched for nothing (a holder busy or out of reach) costs one.
+ * Without credit (an access pattern readahead does not fit: random
+ * faults, a holder that cannot keep up) only one load in
+ * RAMSTER_RA_PROBE fetches ahead, as a probe, so that costs the holder
+ * little.
  *
  * Locking: ramster_ra_lock protects the slots' fields except ->buf (owned
  * by the GET while in flight, then by whoever takes the slot).  It is
@@ -44,6 +46,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/wait_bit.h>
 
 #include "index.h"
 #include "ramster.h"
@@ -107,6 +110,8 @@ static DEFINE_SPINLOCK(ramster_ra_lock);	/* see the file comment */
 static DECLARE_WAIT_QUEUE_HEAD(ramster_ra_wait);	/* a GET answered */
 static atomic_t ramster_ra_credit = ATOMIC_INIT(RAMSTER_RA_CREDIT_MAX);
 static atomic_t ramster_ra_probe = ATOMIC_INIT(0);
+/* Slots freed whose entry reference is not dropped yet (drop_tree waits). */
+static atomic_t ramster_ra_putting = ATOMIC_INIT(0);
 
 /* Under ramster_ra_lock: the slot of @entry, NULL if none. */
 static struct ramster_ra_slot *ramster_ra_find(const struct ramster_tree *tree,
@@ -133,6 +138,8 @@ static bool ramster_ra_free(struct ramster_ra_slot *slot,
 {
 	bool wasted = slot->state == RAMSTER_RA_READY;
 
+	if (slot->entry)
+		atomic_inc(&ramster_ra_putting);
 	*treep = slot->tree;
 	*entryp = slot->entry;
 	slot->tree = NULL;
@@ -142,19 +149,26 @@ static bool ramster_ra_free(struct ramster_ra_slot *slot,
 	return wasted;
 }
 
-/* Drop a freed slot's reference, and count a page fetched for nothing. */
+/*
+ * Drop a freed slot's reference, and count a page fetched for nothing;
+ * @charge: against the pacing credit too (not for pages dropped by
+ * swapoff: that is not the access pattern's doing).
+ */
 static void ramster_ra_put(struct ramster_tree *tree,
-			   struct ramster_entry *entry, bool wasted)
+			   struct ramster_entry *entry, bool wasted, bool charge)
 {
 	if (!entry)
 		return;
 	if (wasted) {
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_READAHEAD_WASTED);
-		atomic_dec_if_positive(&ramster_ra_credit);
+		if (charge)
+			atomic_dec_if_positive(&ramster_ra_credit);
 	}
 	spin_lock(&tree->lock);
 	ramster_entry_put(tree, entry);
 	spin_unlock(&tree->lock);
+	if (atomic_dec_and_test(&ramster_ra_putting))
+		wake_up_var(&ramster_ra_putting);
 }
 
 /* May this load fetch ahead?  See "Pacing" in the file comment. */
@@ -162,6 +176,16 @@ static bool ramster_ra_paced(void)
 {
 	return atomic_read(&ramster_ra_credit) > 0 ||
 	       !(atomic_inc_return(&ramster_ra_probe) % RAMSTER_RA_PROBE);
+}
+
+/* The slot's GET ended: @err 0 if ->buf has the page.  Wakes its load. */
+static void ramster_ra_finish(struct ramster_ra_slot *slot, int err)
+{
+	spin_lock(&ramster_ra_lock);
+	slot->state = err ? RAMSTER_RA_FAILED : RAMSTER_RA_READY;
+	slot->stamp = jiffies;
+	spin_unlock(&ramster_ra_lock);
+	wake_up_all(&ramster_ra_wait);
 }
 
 static void ramster_ra_done(struct ramster_req *req, int err,
@@ -175,13 +199,11 @@ static void ramster_ra_done(struct ramster_req *req, int err,
 	if (!err)
 		err = ramster_get_check(req->node, slot->tree, slot->entry,
 					payload, slot->buf);
-	if (err)
+	if (err) {
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_READAHEAD_FAILED);
-	spin_lock(&ramster_ra_lock);
-	slot->state = err ? RAMSTER_RA_FAILED : RAMSTER_RA_READY;
-	slot->stamp = jiffies;
-	spin_unlock(&ramster_ra_lock);
-	wake_up_all(&ramster_ra_wait);
+		atomic_dec_if_positive(&ramster_ra_credit);
+	}
+	ramster_ra_finish(slot, err);
 }
 
 /*
@@ -230,6 +252,12 @@ static int ramster_ra_start(struct ramster_tree *tree,
 	int ret;
 
 	*taken = false;
+	/* A sliding window mostly finds its pages staged: no frame for them. */
+	spin_lock(&ramster_ra_lock);
+	slot = ramster_ra_find(tree, entry);
+	spin_unlock(&ramster_ra_lock);
+	if (slot)
+		return 0;
 	msg = ramster_get_msg(tree, entry);
 	if (!msg)
 		return -ENOMEM;
@@ -248,12 +276,13 @@ static int ramster_ra_start(struct ramster_tree *tree,
 		slot->stamp = jiffies;
 		memset(&slot->req, 0, sizeof(slot->req));
 		INIT_LIST_HEAD(&slot->req.list);
+		slot->req.node = holder;
 		slot->req.reply_type = RAMSTER_MSG_GET_REPLY;
 		slot->req.done = ramster_ra_done;
 		*taken = true;
 	}
 	spin_unlock(&ramster_ra_lock);
-	ramster_ra_put(old_tree, old_entry, wasted);
+	ramster_ra_put(old_tree, old_entry, wasted, true);
 	if (!slot) {
 		ramster_msg_free(msg);
 		return -EBUSY;
@@ -261,10 +290,11 @@ static int ramster_ra_start(struct ramster_tree *tree,
 	ret = ramster_send(holder, msg, &slot->req);
 	if (ret) {
 		/*
-		 * As if answered: a load may already be waiting for it.  The
-		 * slot keeps the reference until it is taken or reused.
+		 * Not sent, so not counted; but as if answered: a load may
+		 * already be waiting for it.  The slot keeps the reference
+		 * until it is taken or reused.
 		 */
-		ramster_ra_done(&slot->req, ret, NULL, NULL);
+		ramster_ra_finish(slot, ret);
 		return ret;
 	}
 	ramster_stat_inc(RAMSTER_STAT_REMOTE_READAHEAD_GETS);
@@ -386,7 +416,7 @@ int ramster_ra_take(struct ramster_tree *tree, struct ramster_entry *entry,
 	ramster_ra_free(slot, &old_tree, &old_entry);
 	spin_unlock(&ramster_ra_lock);
 	/* Our caller's reference keeps the entry: this is never the last. */
-	ramster_ra_put(old_tree, old_entry, false);
+	ramster_ra_put(old_tree, old_entry, false, false);
 	if (state != RAMSTER_RA_READY) {
 		*asked = holder;
 		return -ENOENT;
@@ -398,67 +428,94 @@ int ramster_ra_take(struct ramster_tree *tree, struct ramster_entry *entry,
 	return 0;
 }
 
-/*
- * Free the answered slots that @tree names (all trees if NULL) or that
- * nobody took within RAMSTER_RA_AGE_MS (if @aged); a slot in flight or
- * claimed is left.  Returns how many are still in flight for @tree.
+/**
+ * ramster_ra_expire - let staged pages nobody loaded go
+ *
+ * Called often (the remotification thread's loops), acting at most every
+ * RAMSTER_RA_AGE_MS / 4: a staged page holds its entry, which keeps a
+ * freed swap slot's remote copies (and the module) until the page goes.
+ * A slot in flight or claimed by a load is left.
  */
-static int ramster_ra_sweep(struct ramster_tree *tree, bool aged)
+void ramster_ra_expire(void)
 {
+	static unsigned long next;
+	static bool started;
 	unsigned long old = jiffies - msecs_to_jiffies(RAMSTER_RA_AGE_MS);
 	struct ramster_entry *old_entry;
 	struct ramster_tree *old_tree;
 	struct ramster_ra_slot *slot;
-	int i, inflight = 0;
 	bool wasted;
+	int i;
 
+	if (READ_ONCE(started) && time_before(jiffies, READ_ONCE(next)))
+		return;
+	WRITE_ONCE(started, true);
+	WRITE_ONCE(next, jiffies + msecs_to_jiffies(RAMSTER_RA_AGE_MS / 4));
 	for (i = 0; i < RAMSTER_RA_SLOTS; i++) {
 		slot = &ramster_ra_slots[i];
 		spin_lock(&ramster_ra_lock);
-		if (slot->state == RAMSTER_RA_FREE || slot->claimed ||
-		    (tree && slot->tree != tree) ||
-		    (aged && time_after(slot->stamp, old))) {
-			spin_unlock(&ramster_ra_lock);
-			continue;
-		}
-		if (slot->state == RAMSTER_RA_INFLIGHT) {
-			inflight++;
+		if (slot->state == RAMSTER_RA_FREE ||
+		    slot->state == RAMSTER_RA_INFLIGHT || slot->claimed ||
+		    time_after(slot->stamp, old)) {
 			spin_unlock(&ramster_ra_lock);
 			continue;
 		}
 		wasted = ramster_ra_free(slot, &old_tree, &old_entry);
 		spin_unlock(&ramster_ra_lock);
-		ramster_ra_put(old_tree, old_entry, wasted);
+		ramster_ra_put(old_tree, old_entry, wasted, true);
 	}
-	return inflight;
-}
-
-/**
- * ramster_ra_expire - let staged pages nobody loaded go
- *
- * Called now and then (the remotification thread's tick): a staged page
- * holds its entry, which keeps a freed swap slot's remote copies (and
- * the module) until the page goes.
- */
-void ramster_ra_expire(void)
-{
-	ramster_ra_sweep(NULL, true);
 }
 
 /**
  * ramster_ra_drop_tree - drop every page fetched ahead for a tree
  * @tree: a tree whose swap area is being switched off
  *
- * Called before its entries are dropped, so that none outlives them
- * (its last reference would then send a per-page invalidation after the
- * area's, which a new swap area of the same type, whose generations
- * start again at 1, could match).  Waits for the GETs in flight: the
- * transport answers or fails each within request_timeout_ms.  Sleeps.
+ * Called before its entries are dropped, so that none outlives them: its
+ * last reference would send a per-page invalidation after the area's,
+ * and keep the entry (and the module) until it went.  GETs still in
+ * flight are cancelled; one whose answer is being handled right now is
+ * waited for (its ->done() does not sleep), and so is a reference just
+ * being dropped by whoever freed a slot.  No load of the area runs any
+ * more (swapoff), so no slot of it may be claimed.  Sleeps.
  */
 void ramster_ra_drop_tree(struct ramster_tree *tree)
 {
-	while (ramster_ra_sweep(tree, false))
-		wait_event_timeout(ramster_ra_wait, false, HZ / 10);
+	struct ramster_entry *old_entry;
+	struct ramster_tree *old_tree;
+	struct ramster_ra_slot *slot;
+	bool inflight, wasted;
+	int i;
+
+	for (i = 0; i < RAMSTER_RA_SLOTS; i++) {
+		slot = &ramster_ra_slots[i];
+		spin_lock(&ramster_ra_lock);
+		if (slot->state == RAMSTER_RA_FREE || slot->tree != tree ||
+		    WARN_ON_ONCE(slot->claimed)) {
+			spin_unlock(&ramster_ra_lock);
+			continue;
+		}
+		/* Ours now: nobody else frees or reuses a claimed slot. */
+		slot->claimed = true;
+		inflight = slot->state == RAMSTER_RA_INFLIGHT;
+		spin_unlock(&ramster_ra_lock);
+		if (inflight) {
+			if (ramster_req_cancel(&slot->req))
+				ramster_ra_finish(slot, -ECANCELED);
+			else
+				wait_event(ramster_ra_wait,
+					   READ_ONCE(slot->state) !=
+					   RAMSTER_RA_INFLIGHT);
+		}
+		spin_lock(&ramster_ra_lock);
+		wasted = ramster_ra_free(slot, &old_tree, &old_entry);
+		spin_unlock(&ramster_ra_lock);
+		ramster_ra_put(old_tree, old_entry, wasted, false);
+	}
+	/*
+	 * A slot of the tree freed by someone else (expiry, a fetch taking
+	 * the slot) just before we looked: its reference goes in a moment.
+	 */
+	wait_var_event(&ramster_ra_putting, !atomic_read(&ramster_ra_putting));
 }
 
 int ramster_ra_init(void)

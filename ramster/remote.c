@@ -630,6 +630,7 @@ static int ramster_remotify_fn(void *arg)
 					   kthread_should_stop(), HZ);
 			if (!ramster_remotify_window_open())
 				continue;
+			ramster_ra_expire();
 			ret = ramster_remotify_one();
 			if (ret == -ENOBUFS) {
 				/* A link's queue is full: let it drain. */
@@ -936,6 +937,8 @@ again:
 	/* A copy was forgotten under us (fetched home, dropped): look again. */
 	if (stale && ++tries < 3)
 		goto again;
+	/* Still moving after that: not a loss, the fault comes back. */
+	transient |= stale;
 	if (!n) {
 		/* Fetched home since the load looked: main.c loads it. */
 		spin_lock(&tree->lock);
