@@ -795,10 +795,13 @@ static int ramster_peer_reply(struct ramster_peer *peer,
 		return 0;
 	}
 	if (req->reply_type != hdr->type) {
+		u8 expected = req->reply_type;
+
+		/* After ->done() the request may be gone (a waiter's stack). */
 		req->done(req, -EPROTO, NULL, NULL);
 		ramster_stat_inc(RAMSTER_STAT_PROTOCOL_ERRORS);
 		pr_warn("node %u: reply of type %u to a request expecting %u: closing the link\n",
-			peer->info.num, hdr->type, req->reply_type);
+			peer->info.num, hdr->type, expected);
 		return -EPROTO;
 	}
 	req->done(req, 0, hdr, payload);
