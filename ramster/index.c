@@ -104,6 +104,24 @@ struct ramster_entry *ramster_index_next(struct ramster_tree *tree,
 EXPORT_SYMBOL_IF_KUNIT(ramster_index_next);
 
 /**
+ * ramster_index_after - the entry with the next higher offset
+ * @tree: the tree, locked
+ * @entry: an entry in @tree
+ *
+ * Return: the entry, or NULL.  No reference is taken.
+ */
+struct ramster_entry *ramster_index_after(struct ramster_tree *tree,
+					  struct ramster_entry *entry)
+{
+	struct rb_node *node;
+
+	lockdep_assert_held(&tree->lock);
+	node = rb_next(&entry->rbnode);
+	return node ? rb_entry(node, struct ramster_entry, rbnode) : NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(ramster_index_after);
+
+/**
  * ramster_index_insert - insert an entry, replacing any older version
  * @tree: the tree, locked
  * @entry: the new entry; its offset is set, its generation is assigned here

@@ -103,6 +103,8 @@ struct ramster_entry *ramster_index_lookup(struct ramster_tree *tree,
 					   pgoff_t offset);
 struct ramster_entry *ramster_index_next(struct ramster_tree *tree,
 					 pgoff_t offset);
+struct ramster_entry *ramster_index_after(struct ramster_tree *tree,
+					  struct ramster_entry *entry);
 struct ramster_entry *ramster_index_insert(struct ramster_tree *tree,
 					   struct ramster_entry *entry);
 void ramster_index_erase(struct ramster_tree *tree,

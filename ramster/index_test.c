@@ -392,19 +392,23 @@ static void next_finds_at_or_after(struct kunit *test)
 	struct test_tree *t = new_tree(test);
 	struct ramster_entry *a = local_entry(test, t, 10);
 	struct ramster_entry *b = local_entry(test, t, 20);
-	struct ramster_entry *at, *after, *past, *first;
+	struct ramster_entry *at, *after, *past, *first, *succ, *last;
 
 	spin_lock(&t->tree.lock);
 	first = ramster_index_next(&t->tree, 0);
 	at = ramster_index_next(&t->tree, 10);
 	after = ramster_index_next(&t->tree, 11);
 	past = ramster_index_next(&t->tree, 21);
+	succ = ramster_index_after(&t->tree, a);
+	last = ramster_index_after(&t->tree, b);
 	spin_unlock(&t->tree.lock);
 
 	KUNIT_EXPECT_PTR_EQ(test, first, a);
 	KUNIT_EXPECT_PTR_EQ(test, at, a);
 	KUNIT_EXPECT_PTR_EQ(test, after, b);
 	KUNIT_EXPECT_NULL(test, past);
+	KUNIT_EXPECT_PTR_EQ(test, succ, b);
+	KUNIT_EXPECT_NULL(test, last);
 }
 
 static struct kunit_case ramster_entry_cases[] = {

@@ -171,6 +171,23 @@ static void ramster_ra_put(struct ramster_tree *tree,
 		wake_up_var(&ramster_ra_putting);
 }
 
+/*
+ * Free a slot this caller claimed and drop its reference; @consumed: its
+ * page was used (not wasted).  Never charged: a load took it, or swapoff
+ * dropped it.
+ */
+static void ramster_ra_release(struct ramster_ra_slot *slot, bool consumed)
+{
+	struct ramster_entry *entry;
+	struct ramster_tree *tree;
+	bool wasted;
+
+	spin_lock(&ramster_ra_lock);
+	wasted = ramster_ra_free(slot, &tree, &entry);
+	spin_unlock(&ramster_ra_lock);
+	ramster_ra_put(tree, entry, wasted && !consumed, false);
+}
+
 /* May this load fetch ahead?  See "Pacing" in the file comment. */
 static bool ramster_ra_paced(void)
 {
@@ -318,7 +335,6 @@ void ramster_ra_issue(struct ramster_tree *tree,
 	struct ramster_entry *ahead[RAMSTER_RA_MAX], *next;
 	unsigned int window = READ_ONCE(remote_readahead);
 	pgoff_t end = entry->offset + window;
-	struct rb_node *node;
 	int i, n = 0, ret = 0;
 	bool taken;
 
@@ -333,9 +349,7 @@ void ramster_ra_issue(struct ramster_tree *tree,
 			ramster_entry_get(next);
 			ahead[n++] = next;
 		}
-		node = rb_next(&next->rbnode);
-		next = node ? rb_entry(node, struct ramster_entry, rbnode) :
-			      NULL;
+		next = ramster_index_after(tree, next);
 	}
 	spin_unlock(&tree->lock);
 
@@ -372,8 +386,6 @@ int ramster_ra_take(struct ramster_tree *tree, struct ramster_entry *entry,
 		    void *buf, u8 *asked)
 {
 	unsigned long timeout;
-	struct ramster_entry *old_entry;
-	struct ramster_tree *old_tree;
 	struct ramster_ra_slot *slot;
 	enum ramster_ra_state state;
 	u8 holder;
@@ -410,13 +422,9 @@ int ramster_ra_take(struct ramster_tree *tree, struct ramster_entry *entry,
 	/* Claimed and answered: nobody else touches the slot now. */
 	if (state == RAMSTER_RA_READY)
 		memcpy(buf, slot->buf, entry->length);
-
-	spin_lock(&ramster_ra_lock);
 	holder = slot->req.node;
-	ramster_ra_free(slot, &old_tree, &old_entry);
-	spin_unlock(&ramster_ra_lock);
 	/* Our caller's reference keeps the entry: this is never the last. */
-	ramster_ra_put(old_tree, old_entry, false, false);
+	ramster_ra_release(slot, true);
 	if (state != RAMSTER_RA_READY) {
 		*asked = holder;
 		return -ENOENT;
@@ -480,10 +488,8 @@ void ramster_ra_expire(void)
  */
 void ramster_ra_drop_tree(struct ramster_tree *tree)
 {
-	struct ramster_entry *old_entry;
-	struct ramster_tree *old_tree;
 	struct ramster_ra_slot *slot;
-	bool inflight, wasted;
+	bool inflight;
 	int i;
 
 	for (i = 0; i < RAMSTER_RA_SLOTS; i++) {
@@ -506,10 +512,7 @@ void ramster_ra_drop_tree(struct ramster_tree *tree)
 					   READ_ONCE(slot->state) !=
 					   RAMSTER_RA_INFLIGHT);
 		}
-		spin_lock(&ramster_ra_lock);
-		wasted = ramster_ra_free(slot, &old_tree, &old_entry);
-		spin_unlock(&ramster_ra_lock);
-		ramster_ra_put(old_tree, old_entry, wasted, false);
+		ramster_ra_release(slot, false);
 	}
 	/*
 	 * A slot of the tree freed by someone else (expiry, a fetch taking

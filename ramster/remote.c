@@ -1021,7 +1021,6 @@ ramster_remote_next(struct ramster_tree *tree, pgoff_t offset, u8 holder,
 		    bool (*want)(const struct ramster_entry *entry))
 {
 	struct ramster_entry *entry;
-	struct rb_node *node;
 	int scanned;
 
 	for (;;) {
@@ -1038,9 +1037,7 @@ ramster_remote_next(struct ramster_tree *tree, pgoff_t offset, u8 holder,
 				return entry;
 			}
 			offset = entry->offset + 1;
-			node = rb_next(&entry->rbnode);
-			entry = node ? rb_entry(node, struct ramster_entry,
-						rbnode) : NULL;
+			entry = ramster_index_after(tree, entry);
 		}
 		spin_unlock(&tree->lock);
 		if (!entry)
