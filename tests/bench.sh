@@ -23,6 +23,21 @@
 #   pair      ramster as the node runs it: its local tier and node 2
 #   pair-nora pair with remote_readahead=0 on node 1: one GET per page, no
 #             pages fetched ahead (what readahead.c buys)
+# and in the same guest shape, with more nodes:
+#   peers3    node 1 of cluster-configs/peers-3.conf, nodes 2 and 3 lending:
+#             every page it sends away goes to both (replicas=2), so twice
+#             the pair's PUT traffic for half the remote capacity
+#   memserver a client (node 2) of cluster-configs/memserver.conf and its
+#             memory server (node 1, 512 MiB): one copy (one server)
+# Per run besides the runtime: the CPU time busy in every guest of the run
+# (the workload's node and its lenders: compression and the network
+# cost somewhere), the bytes on node 1's NIC per page of the workload
+# (received and sent), and in the cluster configurations the network's
+# own round trip between the workload's node and its first lender
+# (tests/guest/tcp-echo.c: 4 KiB echoed 200 times over TCP, and ping),
+# with ramster's remote load latency beside it (the last 1024 loads'
+# remote_load_latency_us; NBD has no such figure).  The samples make
+# build/bench/latency.png, the latency CDF of remote loads and of the echo.
 # with the working set BENCH_FRACTIONS percent in RAM (default "75 50 33":
 # workloads of RAM / 0.75, RAM / 0.5 and RAM / 0.33 of the guest's
 # MemTotal, the method of the Infiniswap and Fastswap papers), RUNS times
@@ -97,9 +112,23 @@ fi
 MEM=${BENCH_MEM_MIB:-128}
 MIX=${BENCH_MIX:-realistic}
 COMPRESS_SECONDS=${BENCH_COMPRESS_SECONDS:-5}
-read -r -a CONFIGS <<< "${BENCH_CONFIGS:-disk zswap zram ramster vanilla nbd pair pair-nora}"
-# Booted as a pair of pair.conf (cluster_run), not as a single guest.
-is_cluster_config() { [ "$1" = nbd ] || [ "$1" = pair ] || [ "$1" = pair-nora ]; }
+read -r -a CONFIGS <<< "${BENCH_CONFIGS:-disk zswap zram ramster vanilla nbd pair pair-nora peers3 memserver}"
+PEERS3_CONF=$TOP/cluster-configs/peers-3.conf
+MEMSERVER_CONF=$TOP/cluster-configs/memserver.conf
+# The TCP port of the echo server (tcp-echo -l) in the first lender.
+ECHO_PORT=7901
+
+# cluster_layout CONFIG: "CONF WORKER NODE..." for a configuration booted as
+# a cluster (cluster_run): its cluster.conf, the node running the workload
+# and the nodes booted; nothing for a single-guest configuration.
+cluster_layout() {
+	case "$1" in
+	nbd|pair|pair-nora) echo "$PAIR_CONF 1 1 2" ;;
+	peers3) echo "$PEERS3_CONF 1 1 2 3" ;;
+	memserver) echo "$MEMSERVER_CONF 2 1 2" ;;
+	esac
+}
+is_cluster_config() { [ -n "$(cluster_layout "$1")" ]; }
 NBD_INITRD=$TOP/build/initramfs-nbd.cpio.gz
 # The TCG slowdown factor and the mix's compression ratio (tcg_factor).
 TCG_FACTOR=-
@@ -159,7 +188,7 @@ one_run() {
 	local log=$OUT/logs/$config-$frac-$round.log line
 	if is_cluster_config "$config"; then
 		cluster_run "$config" "$frac" "$round" "$log"
-		run_recorded "$config" "$frac" "$round" "$log" "$CLUSTER_LINE"
+		run_recorded "$config" "$frac" "$round" "$log" "$CLUSTER_LINE" "$CLUSTER_FIGS"
 		return
 	fi
 	case "$config" in
@@ -175,19 +204,46 @@ one_run() {
 	run_recorded "$config" "$frac" "$round" "$log" "$line"
 }
 
-# run_recorded CONFIG FRACTION ROUND LOG LINE: a run's line of raw.txt
-# from its BENCH: LINE (empty: it failed), and its progress line.
+# raw.txt, one line per run (- where a figure does not apply):
+#   CONFIG FRACTION ROUND TOTAL_MS CPU_MS WIRE_B_PER_PAGE LOAD_P50_US
+#   LOAD_P99_US ECHO_P50_US ECHO_P99_US PING_US
+# or CONFIG FRACTION ROUND FAIL.  CPU_MS: busy CPU time of every guest of
+# the run over the workload; WIRE_B_PER_PAGE: bytes on the workload node's
+# NIC per page of the workload.
+RAW_COLUMNS="config frac round total_ms cpu_ms wire_bpp load_p50 load_p99 echo_p50 echo_p99 ping_us"
+
+# column NAME: the column of NAME in raw.txt.
+column() {
+	local i=1 c
+	for c in $RAW_COLUMNS; do
+		[ "$c" = "$1" ] && { echo "$i"; return; }
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# run_recorded CONFIG FRACTION ROUND LOG LINE [FIGS]: a run's line of
+# raw.txt from its BENCH: LINE (empty: it failed) and, for a cluster
+# configuration, FIGS (cluster_run's CLUSTER_FIGS: "LENDERS_CPU_MS
+# LOAD_P50 LOAD_P99 ECHO_P50 ECHO_P99 PING_US"), and its progress line.
 run_recorded() {
-	local config=$1 frac=$2 round=$3 log=$4 line=$5
+	local config=$1 frac=$2 round=$3 log=$4 line=$5 figs=${6:-} lenders=0 rest='- - - - -' bpp=-
 	if [ -z "$line" ]; then
 		echo "bench: $config $frac% round $round FAILED, see $log" >&2
 		echo "$config $frac $round FAIL" >> "$OUT/raw.txt"
 		return
 	fi
-	echo "$config $frac $round $(field total_ms "$line")" >> "$OUT/raw.txt"
-	printf '[bench %4ss] %-8s %s%% in RAM (%s MiB) round %s: %s ms\n' \
+	if [ -n "$figs" ]; then
+		read -r lenders rest <<< "$figs"
+		bpp=$(awk -v b="$(field net_bytes "$line")" -v p="$(field pages "$line")" \
+			'BEGIN { if (b == "" || !p) print "-"; else print int(b / p) }')
+	fi
+	local total cpu
+	total=$(field total_ms "$line") cpu=$(( $(field cpu_ms "$line") + lenders ))
+	echo "$config $frac $round $total $cpu $bpp $rest" >> "$OUT/raw.txt"
+	printf '[bench %4ss] %-9s %s%% in RAM (%s MiB) round %s: %s ms, CPU %s ms, %s B/page on the wire\n' \
 		"$(($(date +%s) - START))" "$config" "$frac" "$(field mib "$line")" \
-		"$round" "$(tail -n 1 "$OUT/raw.txt" | cut -d' ' -f4)"
+		"$round" "$total" "$cpu" "$bpp"
 }
 
 # nbd_setup LOG: the running pair made the "nbd" configuration (see the
@@ -215,18 +271,56 @@ cluster_down() {
 	CLUSTER_UP=
 }
 
+# node_busy_ms NODE: the busy CPU time of a node of the running cluster
+# since its boot, as the guest case's busy_ms counts it (USER_HZ 100).
+node_busy_ms() {
+	cx "$1" "head -n 1 /proc/stat" |
+		awk '$1 == "cpu" { v = ($2 + $3 + $4 + $7 + $8 + $9) * 10 } END { print v + 0 }'
+}
+
+# percentiles: "P50 P99" of the numbers on stdin, or "- -".
+percentiles() {
+	grep -E '^[0-9]+$' | sort -n |
+		awk '{ a[NR] = $1 } END {
+			if (NR) print a[int((NR + 1) / 2)], a[int(NR * 0.99 + 0.5)];
+			else print "- -" }'
+}
+
+# network_rtt CONF WORKER LENDER SAMPLES: the network's own round trips
+# from WORKER to LENDER (a 4 KiB TCP echo, tcp-echo; ping), the echo's
+# samples in SAMPLES; prints "ECHO_P50 ECHO_P99 PING_US" (- if none).
+network_rtt() {
+	local conf=$1 worker=$2 lender=$3 samples=$4 ip ping
+	ip=$("$TOP/build/host/ramster-conf" get "$conf" "$lender" ip_address)
+	cx "$lender" "/bin/tcp-echo -l $ECHO_PORT > /dev/null 2>&1 &" > /dev/null
+	sleep 1
+	cx "$worker" "/bin/tcp-echo -c $ip -p $ECHO_PORT -n 200 -v" > "$samples"
+	ping=$(cx "$worker" "ping -c 10 -q $ip" |
+		sed -n 's|.*min/avg/max = [0-9.]*/\([0-9.]*\)/.*|\1|p' |
+		awk 'NF { printf "%d", $1 * 1000 }')
+	echo "$(percentiles < "$samples") ${ping:--}"
+}
+
 # cluster_run CONFIG FRACTION ROUND LOG: one run of a cluster
-# configuration in node 1 of a fresh pair (its output in LOG); its BENCH:
-# line in CLUSTER_LINE, empty if it failed.  Not in a subshell: cleanup
-# must see CLUSTER_UP.
+# configuration (cluster_layout) in the workload's node of a fresh
+# cluster (its output in LOG); its BENCH: line in CLUSTER_LINE, empty if
+# it failed, and the run's other figures in CLUSTER_FIGS (run_recorded).
+# Not in a subshell: cleanup must see CLUSTER_UP.
 cluster_run() {
-	local config=$1 frac=$2 round=$3 log=$4 extra='' mode=$1
-	CLUSTER_LINE=
+	local config=$1 frac=$2 round=$3 log=$4 extra='' mode=$1 conf worker nodes
+	local n lenders=() busy0=() busy=0 rtt load=('-' '-') lat=$OUT/latency/$config-$frac-$round
+	CLUSTER_LINE=''
+	CLUSTER_FIGS=''
+	read -r conf worker nodes <<< "$(cluster_layout "$config")"
+	for n in $nodes; do
+		[ "$n" = "$worker" ] || lenders+=("$n")
+	done
 	export RAMSTER_CLUSTER_DIR=$OUT/cluster/$config-$frac-$round
 	[ "$config" != nbd ] || extra=$NBD_INITRD
 	CLUSTER_UP=yes
+	# shellcheck disable=SC2086  # nodes: numbers
 	if ! RAMSTER_EXTRA_INITRD=$extra RAMSTER_SWAP_DISK_OPTIONS=$(disk_limits) \
-		"$CLUSTER" up "$PAIR_CONF" 1 2 > "$log" 2>&1; then
+		"$CLUSTER" up "$conf" $nodes > "$log" 2>&1; then
 		cluster_down
 		return
 	fi
@@ -235,18 +329,31 @@ cluster_run() {
 		cluster_down
 		return
 	fi
-	if [ "$config" = pair-nora ]; then
-		cx 1 "echo 0 > /sys/module/ramster/parameters/remote_readahead" >> "$log"
-		mode=pair
-	fi
-	RAMSTER_EXEC_TIMEOUT=1800 cx 1 "export bench_mode=$mode bench_frac=$frac bench_mix=$MIX; . /cases/lib.sh; . /cases/bench.sh" >> "$log"
+	case "$config" in
+	pair-nora)
+		cx "$worker" "echo 0 > /sys/module/ramster/parameters/remote_readahead" >> "$log"
+		mode=pair ;;
+	peers3|memserver) mode=pair ;;
+	esac
+	rtt=$(network_rtt "$conf" "$worker" "${lenders[0]}" "$lat.echo")
+	for n in "${lenders[@]}"; do
+		busy0+=("$(node_busy_ms "$n")")
+	done
+	RAMSTER_EXEC_TIMEOUT=1800 cx "$worker" "export bench_mode=$mode bench_frac=$frac bench_mix=$MIX; . /cases/lib.sh; . /cases/bench.sh" >> "$log"
+	for n in "${!lenders[@]}"; do
+		busy=$((busy + $(node_busy_ms "${lenders[$n]}") - ${busy0[$n]:-0}))
+	done
 	if [ "$config" = nbd ]; then
-		cx 2 "cat /tmp/nbd-server.log; ls -l /tmp/nbd.img" >> "$log"
+		cx "${lenders[0]}" "cat /tmp/nbd-server.log; ls -l /tmp/nbd.img" >> "$log"
 	else
+		cx "$worker" cat /sys/kernel/debug/ramster/remote_load_latency_us > "$lat.load"
+		read -r -a load <<< "$(percentiles < "$lat.load")"
 		"$CLUSTER" stat >> "$log" 2>&1 || true
 	fi
+	echo "network: 4 KiB TCP echo p50/p99 and ping (us): $rtt; lenders' CPU $busy ms" >> "$log"
 	cluster_down
 	CLUSTER_LINE=$(grep -m1 '^BENCH: .* rc=0 ' "$log" || true)
+	CLUSTER_FIGS="$busy ${load[0]} ${load[1]} $rtt"
 }
 
 # tcg_factor: the workload's compression loop on the host and in a guest
@@ -299,9 +406,12 @@ mix_description() {
 	fi
 }
 
-# median CONFIG FRACTION: median total_ms of the successful runs, or "-".
+# median CONFIG FRACTION [COLUMN]: median of COLUMN (a name of
+# RAW_COLUMNS, total_ms unless given) over the successful runs, or "-".
 median() {
-	awk -v c="$1" -v m="$2" '$1 == c && $2 == m && $4 != "FAIL" { print $4 }' \
+	local col
+	col=$(column "${3:-total_ms}")
+	awk -v c="$1" -v m="$2" -v f="$col" '$1 == c && $2 == m && $4 != "FAIL" && $f != "" && $f != "-" { print $f }' \
 		"$OUT/raw.txt" | sort -n |
 		awk '{ v[NR] = $1 } END {
 			if (NR == 0) { print "-"; exit }
@@ -320,7 +430,7 @@ ratio() {
 }
 
 table() {
-	local frac config med disk nbd
+	local frac config med disk nbd nbd_wire wire
 	echo "RAMster benchmark: ${MEM} MiB guest, $QEMU_ACCEL, swap on $(disk_description),"
 	echo "workload: fill then 2 verify passes (tests/guest/workload.c) of RAM * 100 / in RAM%,"
 	echo "pages: $(mix_description)"
@@ -335,17 +445,60 @@ table() {
 	echo "then the disk); they run in a cluster node (a NIC, the node's agent) where"
 	echo "the others run in a single guest; 'x nbd': ratio to nbd."
 	echo
-	printf '%-7s %-9s %10s %8s %8s   %s\n' "in RAM" config median_ms "x disk" "x nbd" runs
+	echo "cpu_ms: busy CPU time of every guest of the run over the workload (the"
+	echo "lenders' too); B/page: bytes on the workload node's NIC per workload page."
+	echo
+	printf '%-7s %-9s %10s %8s %8s %9s %7s %7s   %s\n' "in RAM" config median_ms "x disk" "x nbd" \
+		cpu_ms B/page "B x nbd" runs
 	for frac in $FRACTIONS; do
 		disk=$(median disk "$frac")
 		nbd=$(median nbd "$frac")
+		nbd_wire=$(median nbd "$frac" wire_bpp)
 		for config in "${CONFIGS[@]}"; do
 			med=$(median "$config" "$frac")
-			printf '%-7s %-9s %10s %8s %8s   %s\n' "$frac%" "$config" \
+			wire=$(median "$config" "$frac" wire_bpp)
+			printf '%-7s %-9s %10s %8s %8s %9s %7s %7s   %s\n' "$frac%" "$config" \
 				"$med" "$(ratio "$med" "$disk")" "$(ratio "$med" "$nbd")" \
-				"$(runs_of "$config" "$frac")"
+				"$(median "$config" "$frac" cpu_ms)" "$wire" \
+				"$(ratio "$wire" "$nbd_wire")" "$(runs_of "$config" "$frac")"
 		done
 	done
+	network_table
+}
+
+# network_table: the cluster configurations' remote load latency beside
+# the network's own round trip (medians over the runs of each figure).
+network_table() {
+	local frac config p50 p99 e50 e99
+	has_cluster_config || return 0
+	echo
+	echo "Remote loads (ramster's last 1024 per run, remote_load_latency_us) against"
+	echo "the network between the same guests: a 4 KiB TCP echo (tcp-echo, 200 round"
+	echo "trips, before the workload) and ping; medians over the runs (us); x e:"
+	echo "ratio to the echo's p50 (the targets: p50 within 2x, p99 within 5x)."
+	echo
+	printf '%-7s %-9s %9s %9s %9s %9s %8s %9s %9s\n' "in RAM" config load_p50 load_p99 \
+		echo_p50 echo_p99 ping "p50 x e" "p99 x e"
+	for frac in $FRACTIONS; do
+		for config in "${CONFIGS[@]}"; do
+			is_cluster_config "$config" || continue
+			p50=$(median "$config" "$frac" load_p50)
+			p99=$(median "$config" "$frac" load_p99)
+			e50=$(median "$config" "$frac" echo_p50)
+			e99=$(median "$config" "$frac" echo_p99)
+			printf '%-7s %-9s %9s %9s %9s %9s %8s %9s %9s\n' "$frac%" "$config" \
+				"$p50" "$p99" "$e50" "$e99" "$(median "$config" "$frac" ping_us)" \
+				"$(ratio "$p50" "$e50")" "$(ratio "$p99" "$e50")"
+		done
+	done
+}
+
+has_cluster_config() {
+	local c
+	for c in "${CONFIGS[@]}"; do
+		is_cluster_config "$c" && return 0
+	done
+	return 1
 }
 
 # plot: build/bench/runtime.dat (a row per fraction, a column per
@@ -384,6 +537,44 @@ plot() {
 		plot $(IFS=,; echo "${lines[*]}")
 	EOF
 	echo "bench: plot $png (data: $dat)"
+	latency_plot
+}
+
+# cdf: the numbers on stdin as "VALUE FRACTION_AT_OR_BELOW" lines.
+cdf() {
+	grep -E '^[0-9]+$' | sort -n | awk '{ v[NR] = $1 } END { for (i = 1; i <= NR; i++) print v[i], i / NR }'
+}
+
+# latency_plot: build/bench/latency.png, the CDF of the remote loads of
+# each ramster cluster configuration (every run's samples pooled) and of
+# the 4 KiB TCP echo (every cluster run's), with gnuplot.
+latency_plot() {
+	local config dat png=$OUT/latency.png lines=()
+	for config in "${CONFIGS[@]}"; do
+		if ! is_cluster_config "$config" || [ "$config" = nbd ]; then
+			continue
+		fi
+		dat=$OUT/latency-$config.dat
+		cat "$OUT/latency/$config"-*.load 2>/dev/null | cdf > "$dat"
+		[ -s "$dat" ] && lines+=("'$dat' using 1:2 with lines title '$config remote load'")
+	done
+	dat=$OUT/latency-echo.dat
+	cat "$OUT"/latency/*.echo 2>/dev/null | cdf > "$dat"
+	[ -s "$dat" ] && lines+=("'$dat' using 1:2 with lines dashtype 2 title '4 KiB TCP echo'")
+	[ ${#lines[@]} -gt 0 ] && command -v gnuplot > /dev/null || return 0
+	gnuplot <<- EOF
+		set terminal pngcairo size 800,500
+		set output '$png'
+		set title 'Remote load latency vs the network: ${MEM} MiB guests, $QEMU_ACCEL'
+		set xlabel 'latency (us, log scale)'
+		set ylabel 'fraction at or below'
+		set logscale x
+		set key bottom right
+		set grid
+		set yrange [0:1]
+		plot $(IFS=,; echo "${lines[*]}")
+	EOF
+	echo "bench: plot $png (data: $OUT/latency-*.dat)"
 }
 
 #########################################
@@ -611,7 +802,7 @@ check_configs() {
 	local c
 	for c in "${CONFIGS[@]}"; do
 		case "$c" in
-		disk|zswap|zram|ramster|vanilla|nbd|pair|pair-nora) ;;
+		disk|zswap|zram|ramster|vanilla|nbd|pair|pair-nora|peers3|memserver) ;;
 		*) echo "bench: unknown configuration '$c' in BENCH_CONFIGS" >&2; exit 2 ;;
 		esac
 	done
@@ -633,17 +824,19 @@ bench_swap() {
 		echo "bench: $VANILLA missing (make kernel-vanilla): no 'vanilla' configuration" >&2
 		drop_config vanilla
 	fi
-	if [ "$(id -u)" != 0 ] && { has_config nbd || has_config pair; }; then
-		echo "bench: nbd and pair need root (network namespaces): left out" >&2
-		drop_config nbd
-		drop_config pair
+	if [ "$(id -u)" != 0 ]; then
+		for config in "${CONFIGS[@]}"; do
+			is_cluster_config "$config" || continue
+			echo "bench: $config needs root (network namespaces): left out" >&2
+			drop_config "$config"
+		done
 	fi
 	if has_config nbd && ! "$TOP/scripts/build-nbd-initramfs.sh" "$NBD_INITRD"; then
 		echo "bench: no nbd-server for the peer (see above): no 'nbd' configuration" >&2
 		drop_config nbd
 	fi
-	rm -rf "$OUT/logs" "$OUT/raw.txt" "$OUT/cluster"
-	mkdir -p "$OUT/logs" "$OUT/cluster"
+	rm -rf "$OUT/logs" "$OUT/raw.txt" "$OUT/cluster" "$OUT/latency"
+	mkdir -p "$OUT/logs" "$OUT/cluster" "$OUT/latency"
 	: > "$OUT/raw.txt"
 	tcg_factor
 	dilate

@@ -12,6 +12,10 @@
 # no -p: the kernel gives each later area a lower one); the disk takes
 # what does not fit.  compress: no swap, the workload's compression loop
 # (-Z) for bench_seconds, the guest's side of the TCG slowdown factor.
+# The BENCH: line also has cpu_ms (the guest's busy CPU time over the
+# workload, all CPUs: user, nice, system, irq, softirq, steal) and
+# net_bytes (bytes received and sent on eth0 over the workload, 0 without
+# a NIC).
 # Run by tests/bench.sh, not by tests/run.sh (no "# results:" header).
 mode=${bench_mode:-disk}
 frac=${bench_frac:-50}
@@ -28,6 +32,16 @@ for arg in $(cat /proc/cmdline); do
 done
 mixarg=
 [ "$mix" = realistic ] && mixarg=-X
+
+# busy_ms: the CPU time all CPUs spent busy since boot (USER_HZ is 100).
+busy_ms() { awk '$1 == "cpu" { print ($2 + $3 + $4 + $7 + $8 + $9) * 10; exit }' /proc/stat; }
+
+# net_bytes: bytes received and sent on eth0 since boot (0 without it).
+net_bytes() {
+	local s=/sys/class/net/eth0/statistics
+	[ -d $s ] || { echo 0; return; }
+	echo $(( $(cat $s/rx_bytes) + $(cat $s/tx_bytes) ))
+}
 
 if [ "$mode" = compress ]; then
 	# shellcheck disable=SC2086  # mixarg is empty or one word
@@ -58,10 +72,12 @@ ramster) swap_on && load_ramster ;;
 esac
 cat /proc/swaps
 mib=$(( $(ram_mib) * 100 / frac ))
+cpu0=$(busy_ms) net0=$(net_bytes)
 # shellcheck disable=SC2086  # mixarg is empty or one word
 run_workload "$mib" -q -p 2 -s 11 $mixarg; rc=$?
+cpu=$(( $(busy_ms) - cpu0 )) net=$(( $(net_bytes) - net0 ))
 show_stats
 [ "$mode" = zram ] && echo "--- zram mm_stat: $(cat /sys/block/zram0/mm_stat)"
 cat /proc/swaps
-echo "BENCH: mode=$mode frac=$frac mix=$mix mib=$mib rc=$rc $(cut -d' ' -f3- /tmp/workload.result)"
+echo "BENCH: mode=$mode frac=$frac mix=$mix mib=$mib rc=$rc cpu_ms=$cpu net_bytes=$net $(cut -d' ' -f3- /tmp/workload.result)"
 check bench_run "rc=$rc" test "$rc" = 0 -a "$(bad_pages)" = 0
