@@ -23,6 +23,10 @@
 #   pair      ramster as the node runs it: its local tier and node 2
 #   pair-nora pair with remote_readahead=0 on node 1: one GET per page, no
 #             pages fetched ahead (what readahead.c buys)
+#   pair-auth pair with encrypt=0: frames authenticated, pages in clear
+#   pair-insecure  pair without a cluster key (--insecure): neither
+#             (pair itself runs as a user would: authenticated and
+#             encrypted, the default)
 # and in the same guest shape, with more nodes:
 #   peers3    node 1 of cluster-configs/peers-3.conf, nodes 2 and 3 lending:
 #             every page it sends away goes to both (replicas=2), so twice
@@ -112,7 +116,7 @@ fi
 MEM=${BENCH_MEM_MIB:-128}
 MIX=${BENCH_MIX:-realistic}
 COMPRESS_SECONDS=${BENCH_COMPRESS_SECONDS:-5}
-read -r -a CONFIGS <<< "${BENCH_CONFIGS:-disk zswap zram ramster vanilla nbd pair pair-nora peers3 memserver}"
+read -r -a CONFIGS <<< "${BENCH_CONFIGS:-disk zswap zram ramster vanilla nbd pair pair-nora pair-auth pair-insecure peers3 memserver}"
 PEERS3_CONF=$TOP/cluster-configs/peers-3.conf
 MEMSERVER_CONF=$TOP/cluster-configs/memserver.conf
 # The TCP port of the echo server (tcp-echo -l) in the first lender.
@@ -123,7 +127,7 @@ ECHO_PORT=7901
 # and the nodes booted; nothing for a single-guest configuration.
 cluster_layout() {
 	case "$1" in
-	nbd|pair|pair-nora) echo "$PAIR_CONF 1 1 2" ;;
+	nbd|pair|pair-nora|pair-auth|pair-insecure) echo "$PAIR_CONF 1 1 2" ;;
 	peers3) echo "$PEERS3_CONF 1 1 2 3" ;;
 	memserver) echo "$MEMSERVER_CONF 2 1 2" ;;
 	esac
@@ -241,7 +245,7 @@ run_recorded() {
 	local total cpu
 	total=$(field total_ms "$line") cpu=$(( $(field cpu_ms "$line") + lenders ))
 	echo "$config $frac $round $total $cpu $bpp $rest" >> "$OUT/raw.txt"
-	printf '[bench %4ss] %-9s %s%% in RAM (%s MiB) round %s: %s ms, CPU %s ms, %s B/page on the wire\n' \
+	printf '[bench %4ss] %-13s %s%% in RAM (%s MiB) round %s: %s ms, CPU %s ms, %s B/page on the wire\n' \
 		"$(($(date +%s) - START))" "$config" "$frac" "$(field mib "$line")" \
 		"$round" "$total" "$cpu" "$bpp"
 }
@@ -309,6 +313,7 @@ network_rtt() {
 cluster_run() {
 	local config=$1 frac=$2 round=$3 log=$4 extra='' mode=$1 conf worker nodes
 	local n lenders=() busy0=() busy=0 rtt load=('-' '-') lat=$OUT/latency/$config-$frac-$round
+	local flags=() params=''
 	CLUSTER_LINE=''
 	CLUSTER_FIGS=''
 	read -r conf worker nodes <<< "$(cluster_layout "$config")"
@@ -316,11 +321,15 @@ cluster_run() {
 		[ "$n" = "$worker" ] || lenders+=("$n")
 	done
 	export RAMSTER_CLUSTER_DIR=$OUT/cluster/$config-$frac-$round
-	[ "$config" != nbd ] || extra=$NBD_INITRD
+	case "$config" in
+	nbd) extra=$NBD_INITRD ;;
+	pair-auth) params=encrypt=0 ;;
+	pair-insecure) flags=(--insecure) ;;
+	esac
 	CLUSTER_UP=yes
 	# shellcheck disable=SC2086  # nodes: numbers
 	if ! RAMSTER_EXTRA_INITRD=$extra RAMSTER_SWAP_DISK_OPTIONS=$(disk_limits) \
-		"$CLUSTER" up "$conf" $nodes > "$log" 2>&1; then
+		RAMSTER_PARAMS=$params "$CLUSTER" up "${flags[@]}" "$conf" $nodes > "$log" 2>&1; then
 		cluster_down
 		return
 	fi
@@ -333,7 +342,7 @@ cluster_run() {
 	pair-nora)
 		cx "$worker" "echo 0 > /sys/module/ramster/parameters/remote_readahead" >> "$log"
 		mode=pair ;;
-	peers3|memserver) mode=pair ;;
+	peers3|memserver|pair-auth|pair-insecure) mode=pair ;;
 	esac
 	rtt=$(network_rtt "$conf" "$worker" "${lenders[0]}" "$lat.echo")
 	for n in "${lenders[@]}"; do
@@ -448,7 +457,7 @@ table() {
 	echo "cpu_ms: busy CPU time of every guest of the run over the workload (the"
 	echo "lenders' too); B/page: bytes on the workload node's NIC per workload page."
 	echo
-	printf '%-7s %-9s %10s %8s %8s %9s %7s %7s   %s\n' "in RAM" config median_ms "x disk" "x nbd" \
+	printf '%-7s %-13s %10s %8s %8s %9s %7s %7s   %s\n' "in RAM" config median_ms "x disk" "x nbd" \
 		cpu_ms B/page "B x nbd" runs
 	for frac in $FRACTIONS; do
 		disk=$(median disk "$frac")
@@ -457,7 +466,7 @@ table() {
 		for config in "${CONFIGS[@]}"; do
 			med=$(median "$config" "$frac")
 			wire=$(median "$config" "$frac" wire_bpp)
-			printf '%-7s %-9s %10s %8s %8s %9s %7s %7s   %s\n' "$frac%" "$config" \
+			printf '%-7s %-13s %10s %8s %8s %9s %7s %7s   %s\n' "$frac%" "$config" \
 				"$med" "$(ratio "$med" "$disk")" "$(ratio "$med" "$nbd")" \
 				"$(median "$config" "$frac" cpu_ms)" "$wire" \
 				"$(ratio "$wire" "$nbd_wire")" "$(runs_of "$config" "$frac")"
@@ -477,7 +486,7 @@ network_table() {
 	echo "trips, before the workload) and ping; medians over the runs (us); x e:"
 	echo "ratio to the echo's p50 (the targets: p50 within 2x, p99 within 5x)."
 	echo
-	printf '%-7s %-9s %9s %9s %9s %9s %8s %9s %9s\n' "in RAM" config load_p50 load_p99 \
+	printf '%-7s %-13s %9s %9s %9s %9s %8s %9s %9s\n' "in RAM" config load_p50 load_p99 \
 		echo_p50 echo_p99 ping "p50 x e" "p99 x e"
 	for frac in $FRACTIONS; do
 		for config in "${CONFIGS[@]}"; do
@@ -486,7 +495,7 @@ network_table() {
 			p99=$(median "$config" "$frac" load_p99)
 			e50=$(median "$config" "$frac" echo_p50)
 			e99=$(median "$config" "$frac" echo_p99)
-			printf '%-7s %-9s %9s %9s %9s %9s %8s %9s %9s\n' "$frac%" "$config" \
+			printf '%-7s %-13s %9s %9s %9s %9s %8s %9s %9s\n' "$frac%" "$config" \
 				"$p50" "$p99" "$e50" "$e99" "$(median "$config" "$frac" ping_us)" \
 				"$(ratio "$p50" "$e50")" "$(ratio "$p99" "$e50")"
 		done
@@ -802,7 +811,7 @@ check_configs() {
 	local c
 	for c in "${CONFIGS[@]}"; do
 		case "$c" in
-		disk|zswap|zram|ramster|vanilla|nbd|pair|pair-nora|peers3|memserver) ;;
+		disk|zswap|zram|ramster|vanilla|nbd|pair|pair-nora|pair-auth|pair-insecure|peers3|memserver) ;;
 		*) echo "bench: unknown configuration '$c' in BENCH_CONFIGS" >&2; exit 2 ;;
 		esac
 	done
