@@ -136,6 +136,8 @@ is_cluster_config() { [ -n "$(cluster_layout "$1")" ]; }
 NBD_INITRD=$TOP/build/initramfs-nbd.cpio.gz
 # The TCG slowdown factor and the mix's compression ratio (tcg_factor).
 TCG_FACTOR=-
+# Runs of the swap part in all (bench_swap), for the progress lines.
+RUNS_TOTAL=0
 MIX_RATIO=-
 MIX_TEXT_RATIO=-
 CLUSTER=$TOP/ramster-cluster
@@ -245,8 +247,9 @@ run_recorded() {
 	local total cpu
 	total=$(field total_ms "$line") cpu=$(( $(field cpu_ms "$line") + lenders ))
 	echo "$config $frac $round $total $cpu $bpp $rest" >> "$OUT/raw.txt"
-	printf '[bench %4ss] %-13s %s%% in RAM (%s MiB) round %s: %s ms, CPU %s ms, %s B/page on the wire\n' \
-		"$(($(date +%s) - START))" "$config" "$frac" "$(field mib "$line")" \
+	printf '[bench %4ss] run %s/%s: %-13s %s%% in RAM (%s MiB) round %s: %s ms, CPU %s ms, %s B/page on the wire\n' \
+		"$(($(date +%s) - START))" "$(wc -l < "$OUT/raw.txt")" "$RUNS_TOTAL" \
+		"$config" "$frac" "$(field mib "$line")" \
 		"$round" "$total" "$cpu" "$bpp"
 }
 
@@ -827,7 +830,7 @@ drop_config() {
 }
 
 bench_swap() {
-	local round frac config
+	local round frac config fracs
 	check_configs
 	if [ ! -f "$VANILLA" ] && has_config vanilla; then
 		echo "bench: $VANILLA missing (make kernel-vanilla): no 'vanilla' configuration" >&2
@@ -849,7 +852,11 @@ bench_swap() {
 	: > "$OUT/raw.txt"
 	tcg_factor
 	dilate
-	echo "bench: $RUNS rounds x ${#CONFIGS[@]} configurations x working set in RAM: $FRACTIONS (%)"
+	read -r -a fracs <<< "$FRACTIONS"
+	RUNS_TOTAL=$((RUNS * ${#CONFIGS[@]} * ${#fracs[@]}))
+	# About 100 s a run under TCG (a cluster run boots its nodes too).
+	echo "bench: $RUNS rounds x ${#CONFIGS[@]} configurations x working set in RAM: $FRACTIONS (%):" \
+		"$RUNS_TOTAL runs, about $((RUNS_TOTAL * 100 / 60)) minutes under TCG"
 	for round in $(seq 1 "$RUNS"); do
 		for frac in $FRACTIONS; do
 			for config in "${CONFIGS[@]}"; do
