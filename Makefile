@@ -2,7 +2,7 @@
 #
 #   make demo     boot a 3-node cluster, swap one node to 3x its RAM across it
 #   make test     build everything and run the QEMU test suite
-#   make bench    disk swap vs zswap vs zram vs ramster, patched vs vanilla
+#   make bench    disk swap vs zswap vs zram vs ramster vs NBD vs clusters
 #   make check    checkpatch --strict on the series and the module, shellcheck
 #   make test-debug  the same tests on the debug kernel (lockdep, KASAN,
 #                 kmemleak, ...): build/kernel-debug, module-debug,

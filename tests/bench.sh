@@ -35,10 +35,11 @@
 #             memory server (node 1, 512 MiB): one copy (one server)
 # Per run besides the runtime: the CPU time busy in every guest of the run
 # (the workload's node and its lenders: compression and the network
-# cost somewhere), the bytes on node 1's NIC per page of the workload
+# cost somewhere), the bytes on the workload node's NIC per page of the workload
 # (received and sent), and in the cluster configurations the network's
 # own round trip between the workload's node and its first lender
-# (tests/guest/tcp-echo.c: 4 KiB echoed 200 times over TCP, and ping),
+# (tests/guest/tcp-echo.c: 4 KiB echoed 200 times over TCP, a GET-shaped
+# round trip, and ping),
 # with ramster's remote load latency beside it (the last 1024 loads'
 # remote_load_latency_us; NBD has no such figure).  The samples make
 # build/bench/latency.png, the latency CDF of remote loads and of the echo.
@@ -212,11 +213,12 @@ one_run() {
 
 # raw.txt, one line per run (- where a figure does not apply):
 #   CONFIG FRACTION ROUND TOTAL_MS CPU_MS WIRE_B_PER_PAGE LOAD_P50_US
-#   LOAD_P99_US ECHO_P50_US ECHO_P99_US PING_US
+#   LOAD_P99_US ECHO_P50_US ECHO_P99_US GET_P50_US PING_US
 # or CONFIG FRACTION ROUND FAIL.  CPU_MS: busy CPU time of every guest of
 # the run over the workload; WIRE_B_PER_PAGE: bytes on the workload node's
-# NIC per page of the workload.
-RAW_COLUMNS="config frac round total_ms cpu_ms wire_bpp load_p50 load_p99 echo_p50 echo_p99 ping_us"
+# NIC over the whole workload (fill and both verify passes) per page of
+# its area.
+RAW_COLUMNS="config frac round total_ms cpu_ms wire_bpp load_p50 load_p99 echo_p50 echo_p99 get_p50 ping_us"
 
 # column NAME: the column of NAME in raw.txt.
 column() {
@@ -231,9 +233,10 @@ column() {
 # run_recorded CONFIG FRACTION ROUND LOG LINE [FIGS]: a run's line of
 # raw.txt from its BENCH: LINE (empty: it failed) and, for a cluster
 # configuration, FIGS (cluster_run's CLUSTER_FIGS: "LENDERS_CPU_MS
-# LOAD_P50 LOAD_P99 ECHO_P50 ECHO_P99 PING_US"), and its progress line.
+# LOAD_P50 LOAD_P99 ECHO_P50 ECHO_P99 GET_P50 PING_US"), and its progress
+# line.
 run_recorded() {
-	local config=$1 frac=$2 round=$3 log=$4 line=$5 figs=${6:-} lenders=0 rest='- - - - -' bpp=-
+	local config=$1 frac=$2 round=$3 log=$4 line=$5 figs=${6:-} lenders=0 rest='- - - - - -' bpp=-
 	if [ -z "$line" ]; then
 		echo "bench: $config $frac% round $round FAILED, see $log" >&2
 		echo "$config $frac $round FAIL" >> "$OUT/raw.txt"
@@ -245,7 +248,12 @@ run_recorded() {
 			'BEGIN { if (b == "" || !p) print "-"; else print int(b / p) }')
 	fi
 	local total cpu
-	total=$(field total_ms "$line") cpu=$(( $(field cpu_ms "$line") + lenders ))
+	total=$(field total_ms "$line") cpu=$(field cpu_ms "$line")
+	if [[ "$cpu$lenders" =~ ^[0-9]+$ ]]; then
+		cpu=$((cpu + lenders))
+	else
+		cpu=-
+	fi
 	echo "$config $frac $round $total $cpu $bpp $rest" >> "$OUT/raw.txt"
 	printf '[bench %4ss] run %s/%s: %-13s %s%% in RAM (%s MiB) round %s: %s ms, CPU %s ms, %s B/page on the wire\n' \
 		"$(($(date +%s) - START))" "$(wc -l < "$OUT/raw.txt")" "$RUNS_TOTAL" \
@@ -279,33 +287,43 @@ cluster_down() {
 }
 
 # node_busy_ms NODE: the busy CPU time of a node of the running cluster
-# since its boot, as the guest case's busy_ms counts it (USER_HZ 100).
+# since its boot, as the guest case's busy_ms counts it (USER_HZ 100:
+# user, nice, system, irq, softirq; not steal, which is time the vCPU did
+# not run), or nothing if the node did not answer.
 node_busy_ms() {
 	cx "$1" "head -n 1 /proc/stat" |
-		awk '$1 == "cpu" { v = ($2 + $3 + $4 + $7 + $8 + $9) * 10 } END { print v + 0 }'
+		awk '$1 == "cpu" { print ($2 + $3 + $4 + $7 + $8) * 10; exit }'
 }
 
-# percentiles: "P50 P99" of the numbers on stdin, or "- -".
+# numbers: the lines of stdin that are whole numbers, sorted.  awk, not
+# grep: no match is not a failure under pipefail.
+numbers() { awk '/^[0-9]+$/' | sort -n; }
+
+# percentiles: "P50 P99" (nearest rank) of the numbers on stdin, or "- -".
 percentiles() {
-	grep -E '^[0-9]+$' | sort -n |
-		awk '{ a[NR] = $1 } END {
-			if (NR) print a[int((NR + 1) / 2)], a[int(NR * 0.99 + 0.5)];
-			else print "- -" }'
+	numbers | awk '{ a[NR] = $1 } END {
+		if (!NR) { print "- -"; exit }
+		r = int(NR * 0.99); if (r < NR * 0.99) r++
+		print a[int((NR + 1) / 2)], a[r] }'
 }
 
 # network_rtt CONF WORKER LENDER SAMPLES: the network's own round trips
-# from WORKER to LENDER (a 4 KiB TCP echo, tcp-echo; ping), the echo's
-# samples in SAMPLES; prints "ECHO_P50 ECHO_P99 PING_US" (- if none).
+# from WORKER to LENDER before the workload: a 4 KiB TCP echo (its
+# samples in SAMPLES), a round trip shaped like a GET (64 bytes out, 4 KiB
+# back) and ping; prints "ECHO_P50 ECHO_P99 GET_P50 PING_US" (- if none).
 network_rtt() {
-	local conf=$1 worker=$2 lender=$3 samples=$4 ip ping
+	local conf=$1 worker=$2 lender=$3 samples=$4 ip ping get
 	ip=$("$TOP/build/host/ramster-conf" get "$conf" "$lender" ip_address)
-	cx "$lender" "/bin/tcp-echo -l $ECHO_PORT > /dev/null 2>&1 &" > /dev/null
-	sleep 1
+	# The client retries its connection while the servers start.
+	cx "$lender" "/bin/tcp-echo -l $ECHO_PORT > /dev/null 2>&1 & /bin/tcp-echo -l $((ECHO_PORT + 1)) -r 64 > /dev/null 2>&1 &" > /dev/null
 	cx "$worker" "/bin/tcp-echo -c $ip -p $ECHO_PORT -n 200 -v" > "$samples"
-	ping=$(cx "$worker" "ping -c 10 -q $ip" |
+	get=$(cx "$worker" "/bin/tcp-echo -c $ip -p $((ECHO_PORT + 1)) -r 64 -n 200" |
+		sed -n 's/.* p50_us=\([0-9]*\) .*/\1/p')
+	cx "$lender" "killall tcp-echo" > /dev/null
+	ping=$(cx "$worker" "ping -c 20 -i 0.2 -q $ip" |
 		sed -n 's|.*min/avg/max = [0-9.]*/\([0-9.]*\)/.*|\1|p' |
 		awk 'NF { printf "%d", $1 * 1000 }')
-	echo "$(percentiles < "$samples") ${ping:--}"
+	echo "$(percentiles < "$samples") ${get:--} ${ping:--}"
 }
 
 # cluster_run CONFIG FRACTION ROUND LOG: one run of a cluster
@@ -315,7 +333,7 @@ network_rtt() {
 # Not in a subshell: cleanup must see CLUSTER_UP.
 cluster_run() {
 	local config=$1 frac=$2 round=$3 log=$4 extra='' mode=$1 conf worker nodes
-	local n lenders=() busy0=() busy=0 rtt load=('-' '-') lat=$OUT/latency/$config-$frac-$round
+	local n lenders=() busy0=() busy=0 rtt load=('-' '-') lat=$OUT/latency/$config-$frac-$round b
 	local flags=() params=''
 	CLUSTER_LINE=''
 	CLUSTER_FIGS=''
@@ -352,8 +370,14 @@ cluster_run() {
 		busy0+=("$(node_busy_ms "$n")")
 	done
 	RAMSTER_EXEC_TIMEOUT=1800 cx "$worker" "export bench_mode=$mode bench_frac=$frac bench_mix=$MIX; . /cases/lib.sh; . /cases/bench.sh" >> "$log"
+	# A lender that did not answer (before or after) makes the sum "-".
 	for n in "${!lenders[@]}"; do
-		busy=$((busy + $(node_busy_ms "${lenders[$n]}") - ${busy0[$n]:-0}))
+		b=$(node_busy_ms "${lenders[$n]}")
+		if [[ "$busy" =~ ^[0-9]+$ && "$b${busy0[$n]}" =~ ^[0-9]+$ ]] && [ "$b" -ge "${busy0[$n]}" ]; then
+			busy=$((busy + b - busy0[n]))
+		else
+			busy=-
+		fi
 	done
 	if [ "$config" = nbd ]; then
 		cx "${lenders[0]}" "cat /tmp/nbd-server.log; ls -l /tmp/nbd.img" >> "$log"
@@ -362,9 +386,12 @@ cluster_run() {
 		read -r -a load <<< "$(percentiles < "$lat.load")"
 		"$CLUSTER" stat >> "$log" 2>&1 || true
 	fi
-	echo "network: 4 KiB TCP echo p50/p99 and ping (us): $rtt; lenders' CPU $busy ms" >> "$log"
+	echo "network: 4 KiB TCP echo p50/p99, GET-shaped p50, ping (us): $rtt; lenders' CPU $busy ms" >> "$log"
 	cluster_down
 	CLUSTER_LINE=$(grep -m1 '^BENCH: .* rc=0 ' "$log" || true)
+	# A failed run's samples stay out of the latency plot, as its figures
+	# stay out of the tables.
+	[ -n "$CLUSTER_LINE" ] || rm -f "$lat.echo" "$lat.load"
 	CLUSTER_FIGS="$busy ${load[0]} ${load[1]} $rtt"
 }
 
@@ -458,7 +485,9 @@ table() {
 	echo "the others run in a single guest; 'x nbd': ratio to nbd."
 	echo
 	echo "cpu_ms: busy CPU time of every guest of the run over the workload (the"
-	echo "lenders' too); B/page: bytes on the workload node's NIC per workload page."
+	echo "lenders' too; the host's own work for the disk and the bridge is in no"
+	echo "column); B/page: bytes on the workload node's NIC over the whole workload"
+	echo "(fill and both passes) per page of its area; B x nbd: ratio to nbd's."
 	echo
 	printf '%-7s %-13s %10s %8s %8s %9s %7s %7s   %s\n' "in RAM" config median_ms "x disk" "x nbd" \
 		cpu_ms B/page "B x nbd" runs
@@ -484,13 +513,15 @@ network_table() {
 	local frac config p50 p99 e50 e99
 	has_cluster_config || return 0
 	echo
-	echo "Remote loads (ramster's last 1024 per run, remote_load_latency_us) against"
-	echo "the network between the same guests: a 4 KiB TCP echo (tcp-echo, 200 round"
-	echo "trips, before the workload) and ping; medians over the runs (us); x e:"
-	echo "ratio to the echo's p50 (the targets: p50 within 2x, p99 within 5x)."
+	echo "Remote loads (ramster's last 1024 per run, remote_load_latency_us, timed in"
+	echo "the kernel under the workload) against the network between the same guests,"
+	echo "idle, before the workload (tcp-echo, user space, 200 round trips each): a"
+	echo "4 KiB echo, a GET-shaped round trip (64 bytes out, 4 KiB back), and ping"
+	echo "(20, 0.2 s apart, average); medians over the runs (us).  x e50: ratio to"
+	echo "the 4 KiB echo's p50 (the targets: p50 within 2x, p99 within 5x)."
 	echo
-	printf '%-7s %-13s %9s %9s %9s %9s %8s %9s %9s\n' "in RAM" config load_p50 load_p99 \
-		echo_p50 echo_p99 ping "p50 x e" "p99 x e"
+	printf '%-7s %-13s %9s %9s %9s %9s %8s %8s %9s %9s\n' "in RAM" config load_p50 load_p99 \
+		echo_p50 echo_p99 get_p50 ping "p50 x e50" "p99 x e50"
 	for frac in $FRACTIONS; do
 		for config in "${CONFIGS[@]}"; do
 			is_cluster_config "$config" || continue
@@ -498,8 +529,9 @@ network_table() {
 			p99=$(median "$config" "$frac" load_p99)
 			e50=$(median "$config" "$frac" echo_p50)
 			e99=$(median "$config" "$frac" echo_p99)
-			printf '%-7s %-13s %9s %9s %9s %9s %8s %9s %9s\n' "$frac%" "$config" \
-				"$p50" "$p99" "$e50" "$e99" "$(median "$config" "$frac" ping_us)" \
+			printf '%-7s %-13s %9s %9s %9s %9s %8s %8s %9s %9s\n' "$frac%" "$config" \
+				"$p50" "$p99" "$e50" "$e99" "$(median "$config" "$frac" get_p50)" \
+				"$(median "$config" "$frac" ping_us)" \
 				"$(ratio "$p50" "$e50")" "$(ratio "$p99" "$e50")"
 		done
 	done
@@ -554,7 +586,7 @@ plot() {
 
 # cdf: the numbers on stdin as "VALUE FRACTION_AT_OR_BELOW" lines.
 cdf() {
-	grep -E '^[0-9]+$' | sort -n | awk '{ v[NR] = $1 } END { for (i = 1; i <= NR; i++) print v[i], i / NR }'
+	numbers | awk '{ v[NR] = $1 } END { for (i = 1; i <= NR; i++) print v[i], i / NR }'
 }
 
 # latency_plot: build/bench/latency.png, the CDF of the remote loads of
@@ -567,11 +599,11 @@ latency_plot() {
 			continue
 		fi
 		dat=$OUT/latency-$config.dat
-		cat "$OUT/latency/$config"-*.load 2>/dev/null | cdf > "$dat"
+		{ cat "$OUT/latency/$config"-*.load 2>/dev/null || true; } | cdf > "$dat"
 		[ -s "$dat" ] && lines+=("'$dat' using 1:2 with lines title '$config remote load'")
 	done
 	dat=$OUT/latency-echo.dat
-	cat "$OUT"/latency/*.echo 2>/dev/null | cdf > "$dat"
+	{ cat "$OUT"/latency/*.echo 2>/dev/null || true; } | cdf > "$dat"
 	[ -s "$dat" ] && lines+=("'$dat' using 1:2 with lines dashtype 2 title '4 KiB TCP echo'")
 	[ ${#lines[@]} -gt 0 ] && command -v gnuplot > /dev/null || return 0
 	gnuplot <<- EOF
@@ -636,8 +668,7 @@ security_run() {
 	t1=$(date +%s%N)
 	puts1=$(cx 1 cat /sys/kernel/debug/ramster/remote_puts)
 	bad=$(cx 1 cat /tmp/load.out | sed -n 's/.*bad=\([0-9]*\).*/\1/p')
-	lat=$(cx 1 cat /sys/kernel/debug/ramster/remote_load_latency_us | grep -E '^[0-9]+$' | sort -n |
-		awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)], a[int(NR * 0.99 + 0.5)]; else print "- -" }')
+	lat=$(cx 1 cat /sys/kernel/debug/ramster/remote_load_latency_us | percentiles)
 	cx 2 "ip addr add 10.213.0.9/24 dev eth0" >/dev/null
 	hs=$(cx 2 "/bin/ramster-fuzz -a 10.213.0.1 -p 7777 -t 1 -c ramster -n 9 -s 10.213.0.9 $([ "$mode" = insecure ] || echo "-k /sys/firmware/qemu_fw_cfg/by_name/opt/ramster/key/raw") -L 20 handshake" |
 		sed -n 's/.* median \([0-9]*\) .*/\1/p')

@@ -2,20 +2,23 @@
 /*
  * tcp-echo - the network's own round trip, the yardstick for remote loads
  *
- *   tcp-echo -l PORT
- *   tcp-echo -c ADDR -p PORT [-n COUNT] [-b BYTES] [-v]
+ *   tcp-echo -l PORT [-r REQUEST] [-b BYTES]
+ *   tcp-echo -c ADDR -p PORT [-n COUNT] [-r REQUEST] [-b BYTES] [-v]
  *
- * -l serves: every connection (one at a time) gets back each byte it
- * sends.  -c measures: COUNT (default 200) round trips of BYTES (default
- * 4096, a page) over one connection with TCP_NODELAY, after 10 unmeasured
- * ones, and prints
+ * Each round trip sends REQUEST bytes and gets BYTES back (default 4096
+ * both ways, an echo of a page; -r 64 is shaped like a remote GET: a
+ * header out, a page back).  Server and client must agree on both.
+ * -l serves connections one at a time.  -c measures: COUNT (default 200)
+ * round trips over one connection with TCP_NODELAY, after 10 unmeasured
+ * ones (connecting retries for 10 s: the server may still be starting),
+ * and prints
  *
- *   tcp-echo: bytes=B count=N min_us=.. p50_us=.. p99_us=.. max_us=..
+ *   tcp-echo: request=R bytes=B count=N min_us=.. p50_us=.. p99_us=.. max_us=..
  *
  * and with -v every round trip's microseconds first, one per line (the
  * benchmark's latency CDF).  The same guests and bridge as a remote GET
- * of ramster (a header out, a page back) or NBD's 4 KiB read; the
- * benchmark reports remote load latency beside it.
+ * of ramster or NBD's 4 KiB read; the benchmark reports remote load
+ * latency beside it.  Every read and write gives up after 10 s.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,7 +32,9 @@
 #include <unistd.h>
 
 #define WARMUP 10
-#define MAX_BYTES (1 << 20)
+/* Below the smallest socket buffers: a round trip never waits on itself. */
+#define MAX_BYTES 65536
+#define IO_TIMEOUT_S 10
 
 static void die(const char *what)
 {
@@ -37,14 +42,19 @@ static void die(const char *what)
 	exit(1);
 }
 
-static int nodelay(int fd)
+/* set_up: TCP_NODELAY and the I/O timeouts on a connected socket. */
+static void set_up(int fd)
 {
+	struct timeval tv = { .tv_sec = IO_TIMEOUT_S };
 	int one = 1;
 
-	return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		die("setsockopt");
 }
 
-/* all_io: all LEN bytes read (READING) or written, or -1. */
+/* all_io: all LEN bytes read (READING) or written, or -1 (errno set). */
 static int all_io(int fd, char *buf, size_t len, int reading)
 {
 	while (len) {
@@ -52,6 +62,8 @@ static int all_io(int fd, char *buf, size_t len, int reading)
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n == 0)
+			errno = ECONNRESET;	/* the peer closed */
 		if (n <= 0)
 			return -1;
 		buf += n;
@@ -60,11 +72,26 @@ static int all_io(int fd, char *buf, size_t len, int reading)
 	return 0;
 }
 
-static void __attribute__((noreturn)) serve(int port)
+/* number: ARG as an integer in [MIN, MAX], or exit with usage. */
+static int number(const char *arg, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max) {
+		fprintf(stderr, "tcp-echo: bad number '%s' (%ld to %ld)\n", arg, min, max);
+		exit(2);
+	}
+	return (int)v;
+}
+
+static void __attribute__((noreturn)) serve(int port, int request, int bytes)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons((unsigned short)port) };
-	static char buf[65536];
+	static char buf[MAX_BYTES];
 	int one = 1, ls, fd;
 
 	ls = socket(AF_INET, SOCK_STREAM, 0);
@@ -80,15 +107,10 @@ static void __attribute__((noreturn)) serve(int port)
 				continue;
 			die("accept");
 		}
-		nodelay(fd);
-		for (;;) {
-			ssize_t n = read(fd, buf, sizeof(buf));
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0 || all_io(fd, buf, (size_t)n, 0))
-				break;
-		}
+		set_up(fd);
+		while (!all_io(fd, buf, (size_t)request, 1) &&
+		       !all_io(fd, buf, (size_t)bytes, 0))
+			;
 		close(fd);
 	}
 }
@@ -108,34 +130,41 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int measure(const char *addr, int port, int count, int bytes, int verbose)
+static int measure(const char *addr, int port, int count, int request,
+		   int bytes, int verbose)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons((unsigned short)port) };
 	long long *us, t;
 	char *buf;
-	int fd, i;
+	int fd, i, tries = 0;
 
 	if (inet_pton(AF_INET, addr, &a.sin_addr) != 1) {
 		fprintf(stderr, "tcp-echo: bad address %s\n", addr);
 		return 2;
 	}
 	us = calloc((size_t)count, sizeof(*us));
-	buf = malloc((size_t)bytes);
+	buf = malloc(MAX_BYTES);
 	if (!us || !buf)
 		die("malloc");
-	memset(buf, 0x5a, (size_t)bytes);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0)
-		die("socket");
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)))
-		die("connect");
-	nodelay(fd);
+	memset(buf, 0x5a, MAX_BYTES);
+	for (;;) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			die("socket");
+		if (!connect(fd, (struct sockaddr *)&a, sizeof(a)))
+			break;
+		if (errno != ECONNREFUSED || ++tries >= 100)
+			die("connect");
+		close(fd);
+		usleep(100000);
+	}
+	set_up(fd);
 	for (i = -WARMUP; i < count; i++) {
 		t = now_us();
-		if (all_io(fd, buf, (size_t)bytes, 0) ||
+		if (all_io(fd, buf, (size_t)request, 0) ||
 		    all_io(fd, buf, (size_t)bytes, 1))
-			die("echo");
+			die("round trip");
 		if (i >= 0)
 			us[i] = now_us() - t;
 	}
@@ -144,8 +173,8 @@ static int measure(const char *addr, int port, int count, int bytes, int verbose
 		for (i = 0; i < count; i++)
 			printf("%lld\n", us[i]);
 	qsort(us, (size_t)count, sizeof(*us), cmp_ll);
-	printf("tcp-echo: bytes=%d count=%d min_us=%lld p50_us=%lld p99_us=%lld max_us=%lld\n",
-	       bytes, count, us[0], us[(count - 1) / 2],
+	printf("tcp-echo: request=%d bytes=%d count=%d min_us=%lld p50_us=%lld p99_us=%lld max_us=%lld\n",
+	       request, bytes, count, us[0], us[(count - 1) / 2],
 	       us[(count * 99 + 99) / 100 - 1], us[count - 1]);
 	free(us);
 	free(buf);
@@ -154,30 +183,34 @@ static int measure(const char *addr, int port, int count, int bytes, int verbose
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: tcp-echo -l PORT | -c ADDR -p PORT [-n COUNT] [-b BYTES] [-v]\n");
+	fprintf(stderr, "usage: tcp-echo -l PORT [-r REQUEST] [-b BYTES]\n"
+		"       tcp-echo -c ADDR -p PORT [-n COUNT] [-r REQUEST] [-b BYTES] [-v]\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	int port = 0, listen_port = 0, count = 200, bytes = 4096, verbose = 0, c;
+	int port = 0, listen_port = 0, count = 200, bytes = 4096, request = -1;
+	int verbose = 0, c;
 	const char *addr = NULL;
 
-	while ((c = getopt(argc, argv, "l:c:p:n:b:v")) != -1) {
+	while ((c = getopt(argc, argv, "l:c:p:n:r:b:v")) != -1) {
 		switch (c) {
-		case 'l': listen_port = atoi(optarg); break;
+		case 'l': listen_port = number(optarg, 1, 65535); break;
 		case 'c': addr = optarg; break;
-		case 'p': port = atoi(optarg); break;
-		case 'n': count = atoi(optarg); break;
-		case 'b': bytes = atoi(optarg); break;
+		case 'p': port = number(optarg, 1, 65535); break;
+		case 'n': count = number(optarg, 1, 1000000); break;
+		case 'r': request = number(optarg, 1, MAX_BYTES); break;
+		case 'b': bytes = number(optarg, 1, MAX_BYTES); break;
 		case 'v': verbose = 1; break;
 		default: return usage();
 		}
 	}
-	if (listen_port > 0 && listen_port < 65536)
-		serve(listen_port);
-	if (!addr || port <= 0 || port > 65535 || count < 1 || count > 1000000 ||
-	    bytes < 1 || bytes > MAX_BYTES)
+	if (request < 0)
+		request = bytes;
+	if (listen_port && !addr && !port)
+		serve(listen_port, request, bytes);
+	if (listen_port || !addr || !port)
 		return usage();
-	return measure(addr, port, count, bytes, verbose);
+	return measure(addr, port, count, request, bytes, verbose);
 }

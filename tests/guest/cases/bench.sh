@@ -13,7 +13,7 @@
 # what does not fit.  compress: no swap, the workload's compression loop
 # (-Z) for bench_seconds, the guest's side of the TCG slowdown factor.
 # The BENCH: line also has cpu_ms (the guest's busy CPU time over the
-# workload, all CPUs: user, nice, system, irq, softirq, steal) and
+# workload, all CPUs: user, nice, system, irq, softirq) and
 # net_bytes (bytes received and sent on eth0 over the workload, 0 without
 # a NIC).
 # Run by tests/bench.sh, not by tests/run.sh (no "# results:" header).
@@ -34,7 +34,7 @@ mixarg=
 [ "$mix" = realistic ] && mixarg=-X
 
 # busy_ms: the CPU time all CPUs spent busy since boot (USER_HZ is 100).
-busy_ms() { awk '$1 == "cpu" { print ($2 + $3 + $4 + $7 + $8 + $9) * 10; exit }' /proc/stat; }
+busy_ms() { awk '$1 == "cpu" { print ($2 + $3 + $4 + $7 + $8) * 10; exit }' /proc/stat; }
 
 # net_bytes: bytes received and sent on eth0 since boot (0 without it).
 net_bytes() {
