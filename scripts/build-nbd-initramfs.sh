@@ -44,20 +44,6 @@ fetch() {
 	die "no nbd-server in $deb"
 }
 
-# add_with_libs ROOT BINARY DEST: BINARY as ROOT/DEST, and every library
-# ldd names for it at its own path under ROOT (the dynamic loader too).
-add_with_libs() {
-	local root=$1 bin=$2 dest=$3 lib missing
-	install -D -m 0755 "$bin" "$root/$dest"
-	missing=$(ldd "$bin" | grep 'not found' || true)
-	[ -z "$missing" ] || die "$(basename "$bin") needs libraries this host lacks: $missing"
-	ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
-		while read -r lib; do
-			mkdir -p "$root/$(dirname "$lib")"
-			cp -L "$lib" "$root/$lib"
-		done
-}
-
 main() {
 	[ $# -eq 1 ] || die "usage: build-nbd-initramfs.sh OUT.cpio.gz"
 	local out=$1 root

@@ -95,8 +95,25 @@
 #
 # BENCH_CONFIGS="disk nbd ...": the swap part's configurations (default
 # all of them).
+# BENCH_WORKLOADS="verify usemem sort" (the default; BENCH_QUICK: verify): the
+# swap part's workloads, each its own table and plots (results.txt,
+# runtime.png, latency.png for verify; results-usemem.txt and so on):
+#   verify    the verifying workload: fill, then a sequential and a random
+#             pass, each checking every page whole and rewriting a quarter
+#   usemem    workload -U, as linux-mm measures swap (vm-scalability's
+#             usemem): two processes (the guests' CPUs), each over half the
+#             area, write it in order, then make twice its pages accesses
+#             at uniformly random pages (a counter in the first word, read
+#             and incremented), then check every page whole: concurrent
+#             faults, which the single-threaded verify never makes
+#   sort      a real program: GNU sort (Debian's coreutils, LC_ALL=C, its
+#             buffer large enough to sort in memory, no temporary files)
+#             over text lines of the area's size that workload -G makes,
+#             its output checked by workload -V (order, and the same lines:
+#             a page lost or stale in sort's memory shows as bad)
 # BENCH_QUICK=1: one round (BENCH_RUNS still wins), swap at 50% in RAM only
-# (BENCH_FRACTIONS still wins): every part once, for a smoke run.
+# (BENCH_FRACTIONS still wins), the verify workload only (BENCH_WORKLOADS
+# still wins): every part once, for a smoke run.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -135,10 +152,44 @@ cluster_layout() {
 }
 is_cluster_config() { [ -n "$(cluster_layout "$1")" ]; }
 NBD_INITRD=$TOP/build/initramfs-nbd.cpio.gz
+# The sort workload's GNU sort (scripts/build-sort-initramfs.sh), and the
+# initramfs of a single guest with it, of nbd's nodes with it.
+SORT_INITRD=$TOP/build/initramfs-sort.cpio.gz
+SORT_GUEST_INITRD=$TOP/build/bench/initramfs-with-sort.cpio.gz
+SORT_NBD_INITRD=$TOP/build/bench/initramfs-nbd-sort.cpio.gz
 # The TCG slowdown factor and the mix's compression ratio (tcg_factor).
 TCG_FACTOR=-
-# Runs of the swap part in all (bench_swap), for the progress lines.
+# Runs of the swap part in all and so far (bench_swap), for the progress
+# lines.
 RUNS_TOTAL=0
+RUNS_DONE=0
+# The swap part's workloads (BENCH_WORKLOADS): verify, the verifying
+# workload (workload.c's passes); usemem, workload -U (usemem-style: two
+# processes, random accesses); sort, GNU sort over workload -G's lines.  WORKLOAD is the one being run or
+# reported, and workload_files sets the names of its files.
+if [ "${BENCH_QUICK:-}" = 1 ]; then
+	read -r -a WORKLOADS <<< "${BENCH_WORKLOADS:-verify}"
+else
+	read -r -a WORKLOADS <<< "${BENCH_WORKLOADS:-verify usemem sort}"
+fi
+WORKLOAD=${WORKLOADS[0]}
+
+# workload_files: SUFFIX ("" for verify, "-usemem" ...) and RAW, the
+# raw runs of WORKLOAD; its table, plots and logs carry the same suffix.
+workload_files() {
+	case "$WORKLOAD" in
+	verify) SUFFIX='' ;;
+	usemem) SUFFIX=-usemem ;;
+	sort) SUFFIX=-sort ;;
+	*) echo "bench: unknown workload '$WORKLOAD' in BENCH_WORKLOADS" >&2; exit 2 ;;
+	esac
+	RAW=$OUT/raw$SUFFIX.txt
+}
+for WORKLOAD in "${WORKLOADS[@]}"; do
+	workload_files
+done
+WORKLOAD=${WORKLOADS[0]}
+workload_files
 MIX_RATIO=-
 MIX_TEXT_RATIO=-
 CLUSTER=$TOP/ramster-cluster
@@ -192,7 +243,7 @@ field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<< "$2"; }
 # CONFIG FRACTION ROUND TOTAL_MS (or FAIL).
 one_run() {
 	local config=$1 frac=$2 round=$3 kernel=$PATCHED mode=$1 extra=
-	local log=$OUT/logs/$config-$frac-$round.log line
+	local log=$OUT/logs/$config-$frac-$round$SUFFIX.log line initrd
 	if is_cluster_config "$config"; then
 		cluster_run "$config" "$frac" "$round" "$log"
 		run_recorded "$config" "$frac" "$round" "$log" "$CLUSTER_LINE" "$CLUSTER_FIGS"
@@ -203,8 +254,10 @@ one_run() {
 	vanilla) kernel=$VANILLA mode=disk ;;
 	esac
 	make_swap_disk "$OUT/swap.img" 1G
-	qemu_start "$log" "$MEM" 2 "$kernel" "$INITRD" \
-		"ramster_test=bench bench_mode=$mode bench_frac=$frac bench_mix=$MIX $extra" \
+	initrd=$INITRD
+	[ "$WORKLOAD" != sort ] || initrd=$SORT_GUEST_INITRD
+	qemu_start "$log" "$MEM" 2 "$kernel" "$initrd" \
+		"ramster_test=bench bench_mode=$mode bench_frac=$frac bench_mix=$MIX bench_workload=$WORKLOAD $extra" \
 		-nic none \
 		-drive "$(qemu_swap_drive "$OUT/swap.img" "$(disk_limits)")"
 	line=$(bench_line "$log") || line=
@@ -238,8 +291,9 @@ column() {
 run_recorded() {
 	local config=$1 frac=$2 round=$3 log=$4 line=$5 figs=${6:-} lenders=0 rest='- - - - - -' bpp=-
 	if [ -z "$line" ]; then
-		echo "bench: $config $frac% round $round FAILED, see $log" >&2
-		echo "$config $frac $round FAIL" >> "$OUT/raw.txt"
+		RUNS_DONE=$((RUNS_DONE + 1))
+		echo "bench: $WORKLOAD $config $frac% round $round FAILED, see $log" >&2
+		echo "$config $frac $round FAIL" >> "$RAW"
 		return
 	fi
 	if [ -n "$figs" ]; then
@@ -248,15 +302,16 @@ run_recorded() {
 			'BEGIN { if (b == "" || !p) print "-"; else print int(b / p) }')
 	fi
 	local total cpu
+	RUNS_DONE=$((RUNS_DONE + 1))
 	total=$(field total_ms "$line") cpu=$(field cpu_ms "$line")
 	if [[ "$cpu$lenders" =~ ^[0-9]+$ ]]; then
 		cpu=$((cpu + lenders))
 	else
 		cpu=-
 	fi
-	echo "$config $frac $round $total $cpu $bpp $rest" >> "$OUT/raw.txt"
-	printf '[bench %4ss] run %s/%s: %-13s %s%% in RAM (%s MiB) round %s: %s ms, CPU %s ms, %s B/page on the wire\n' \
-		"$(($(date +%s) - START))" "$(wc -l < "$OUT/raw.txt")" "$RUNS_TOTAL" \
+	echo "$config $frac $round $total $cpu $bpp $rest" >> "$RAW"
+	printf '[bench %4ss] run %s/%s: %s %-13s %s%% in RAM (%s MiB) round %s: %s ms, CPU %s ms, %s B/page on the wire\n' \
+		"$(($(date +%s) - START))" "$RUNS_DONE" "$RUNS_TOTAL" "$WORKLOAD" \
 		"$config" "$frac" "$(field mib "$line")" \
 		"$round" "$total" "$cpu" "$bpp"
 }
@@ -270,7 +325,13 @@ nbd_setup() {
 	"$CLUSTER" unload 1 >> "$log" 2>&1 && "$CLUSTER" unload 2 >> "$log" 2>&1 || return 1
 	# Node 1 got nbd-server's files too (ramfs: about 11 MiB of its RAM):
 	# gone, so that it has what the other configurations' guests have.
-	cx 1 "rm -rf /usr/bin/nbd-server /lib/x86_64-linux-gnu /lib64 /etc/nbd-server" >> "$log"
+	if [ "$WORKLOAD" = sort ]; then
+		# sort needs the C library (and the loader) as the others have it.
+		# shellcheck disable=SC2016  # expanded in the guest
+		cx 1 'rm -rf /usr/bin/nbd-server /etc/nbd-server; for f in /lib/x86_64-linux-gnu/*; do [ "$f" = /lib/x86_64-linux-gnu/libc.so.6 ] || rm -rf "$f"; done' >> "$log"
+	else
+		cx 1 "rm -rf /usr/bin/nbd-server /lib/x86_64-linux-gnu /lib64 /etc/nbd-server" >> "$log"
+	fi
 	cx 2 "truncate -s $((pages * 4096)) /tmp/nbd.img && /usr/bin/nbd-server -C /etc/nbd-server/config -d > /tmp/nbd-server.log 2>&1 &" >> "$log"
 	# One line (the agent runs one line per command); expanded in the
 	# guest.  The server may still be starting: a few tries.
@@ -333,7 +394,7 @@ network_rtt() {
 # Not in a subshell: cleanup must see CLUSTER_UP.
 cluster_run() {
 	local config=$1 frac=$2 round=$3 log=$4 extra='' mode=$1 conf worker nodes
-	local n lenders=() busy0=() busy=0 rtt load=('-' '-') lat=$OUT/latency/$config-$frac-$round b
+	local n lenders=() busy0=() busy=0 rtt load=('-' '-') lat=$OUT/latency/$WORKLOAD-$config-$frac-$round b
 	local flags=() params=''
 	CLUSTER_LINE=''
 	CLUSTER_FIGS=''
@@ -341,9 +402,13 @@ cluster_run() {
 	for n in $nodes; do
 		[ "$n" = "$worker" ] || lenders+=("$n")
 	done
-	export RAMSTER_CLUSTER_DIR=$OUT/cluster/$config-$frac-$round
+	export RAMSTER_CLUSTER_DIR=$OUT/cluster/$config-$frac-$round$SUFFIX
+	case "$config/$WORKLOAD" in
+	nbd/sort) extra=$SORT_NBD_INITRD ;;
+	nbd/*) extra=$NBD_INITRD ;;
+	*/sort) extra=$SORT_INITRD ;;
+	esac
 	case "$config" in
-	nbd) extra=$NBD_INITRD ;;
 	pair-auth) params=encrypt=0 ;;
 	pair-insecure) flags=(--insecure) ;;
 	esac
@@ -369,7 +434,7 @@ cluster_run() {
 	for n in "${lenders[@]}"; do
 		busy0+=("$(node_busy_ms "$n")")
 	done
-	RAMSTER_EXEC_TIMEOUT=1800 cx "$worker" "export bench_mode=$mode bench_frac=$frac bench_mix=$MIX; . /cases/lib.sh; . /cases/bench.sh" >> "$log"
+	RAMSTER_EXEC_TIMEOUT=1800 cx "$worker" "export bench_mode=$mode bench_frac=$frac bench_mix=$MIX bench_workload=$WORKLOAD; . /cases/lib.sh; . /cases/bench.sh" >> "$log"
 	# A lender that did not answer (before or after) makes the sum "-".
 	for n in "${!lenders[@]}"; do
 		b=$(node_busy_ms "${lenders[$n]}")
@@ -451,7 +516,7 @@ median() {
 	local col
 	col=$(column "${3:-total_ms}")
 	awk -v c="$1" -v m="$2" -v f="$col" '$1 == c && $2 == m && $4 != "FAIL" && $f != "" && $f != "-" { print $f }' \
-		"$OUT/raw.txt" | sort -n |
+		"$RAW" | sort -n |
 		awk '{ v[NR] = $1 } END {
 			if (NR == 0) { print "-"; exit }
 			if (NR % 2) print v[(NR + 1) / 2];
@@ -460,7 +525,7 @@ median() {
 
 runs_of() {
 	awk -v c="$1" -v m="$2" '$1 == c && $2 == m { printf "%s%s", sep, $4; sep = "," }' \
-		"$OUT/raw.txt"
+		"$RAW"
 }
 
 ratio() {
@@ -471,7 +536,16 @@ ratio() {
 table() {
 	local frac config med disk nbd nbd_wire wire
 	echo "RAMster benchmark: ${MEM} MiB guest, $QEMU_ACCEL, swap on $(disk_description),"
-	echo "workload: fill then 2 verify passes (tests/guest/workload.c) of RAM * 100 / in RAM%,"
+	if [ "$WORKLOAD" = sort ]; then
+		echo "workload: GNU sort -S (LC_ALL=C, in memory) of RAM * 100 / in RAM% of text lines"
+		echo "(workload -G), its output checked (workload -V); about 1.2x that in memory,"
+	elif [ "$WORKLOAD" = usemem ]; then
+		echo "workload: usemem-style (workload -U -P 2 -p 2, tests/guest/workload.c): two processes"
+		echo "of half the area each write it, make twice its pages random accesses, check"
+		echo "every page; the area RAM * 100 / in RAM%,"
+	else
+		echo "workload: fill then 2 verify passes (tests/guest/workload.c) of RAM * 100 / in RAM%,"
+	fi
 	echo "pages: $(mix_description)"
 	echo "TCG slowdown factor: $TCG_FACTOR (the compression loop's pages/s, host over guest)"
 	echo "zram: /dev/zram0, lz4, disksize RAM/2, a higher priority than the disk"
@@ -548,7 +622,7 @@ has_cluster_config() {
 # plot: build/bench/runtime.dat (a row per fraction, a column per
 # configuration) and, with gnuplot, build/bench/runtime.png.
 plot() {
-	local frac config dat=$OUT/runtime.dat png=$OUT/runtime.png i=2 lines=()
+	local frac config dat=$OUT/runtime$SUFFIX.dat png=$OUT/runtime$SUFFIX.png i=2 lines=()
 	{
 		echo "# in_ram_percent ${CONFIGS[*]} (median ms, - for none)"
 		for frac in $FRACTIONS; do
@@ -570,7 +644,7 @@ plot() {
 	gnuplot <<- EOF
 		set terminal pngcairo size 800,500
 		set output '$png'
-		set title 'RAMster benchmark: ${MEM} MiB guest, $QEMU_ACCEL, $MIX mix'
+		set title 'RAMster benchmark: ${MEM} MiB guest, $QEMU_ACCEL, $WORKLOAD workload, $MIX mix'
 		set xlabel 'working set in RAM (%)'
 		set ylabel 'runtime, median (ms)'
 		set datafile missing '-'
@@ -593,23 +667,23 @@ cdf() {
 # each ramster cluster configuration (every run's samples pooled) and of
 # the 4 KiB TCP echo (every cluster run's), with gnuplot.
 latency_plot() {
-	local config dat png=$OUT/latency.png lines=()
+	local config dat png=$OUT/latency$SUFFIX.png lines=()
 	for config in "${CONFIGS[@]}"; do
 		if ! is_cluster_config "$config" || [ "$config" = nbd ]; then
 			continue
 		fi
-		dat=$OUT/latency-$config.dat
-		{ cat "$OUT/latency/$config"-*.load 2>/dev/null || true; } | cdf > "$dat"
+		dat=$OUT/latency$SUFFIX-$config.dat
+		{ cat "$OUT/latency/$WORKLOAD-$config"-*.load 2>/dev/null || true; } | cdf > "$dat"
 		[ -s "$dat" ] && lines+=("'$dat' using 1:2 with lines title '$config remote load'")
 	done
-	dat=$OUT/latency-echo.dat
-	{ cat "$OUT"/latency/*.echo 2>/dev/null || true; } | cdf > "$dat"
+	dat=$OUT/latency$SUFFIX-echo.dat
+	{ cat "$OUT/latency/$WORKLOAD"-*.echo 2>/dev/null || true; } | cdf > "$dat"
 	[ -s "$dat" ] && lines+=("'$dat' using 1:2 with lines dashtype 2 title '4 KiB TCP echo'")
 	[ ${#lines[@]} -gt 0 ] && command -v gnuplot > /dev/null || return 0
 	gnuplot <<- EOF
 		set terminal pngcairo size 800,500
 		set output '$png'
-		set title 'Remote load latency vs the network: ${MEM} MiB guests, $QEMU_ACCEL'
+		set title 'Remote load latency vs the network: ${MEM} MiB guests, $QEMU_ACCEL, $WORKLOAD workload'
 		set xlabel 'latency (us, log scale)'
 		set ylabel 'fraction at or below'
 		set logscale x
@@ -618,7 +692,7 @@ latency_plot() {
 		set yrange [0:1]
 		plot $(IFS=,; echo "${lines[*]}")
 	EOF
-	echo "bench: plot $png (data: $OUT/latency-*.dat)"
+	echo "bench: plot $png (data: $OUT/latency$SUFFIX-*.dat)"
 }
 
 #########################################
@@ -878,27 +952,44 @@ bench_swap() {
 		echo "bench: no nbd-server for the peer (see above): no 'nbd' configuration" >&2
 		drop_config nbd
 	fi
-	rm -rf "$OUT/logs" "$OUT/raw.txt" "$OUT/cluster" "$OUT/latency"
+	if [[ " ${WORKLOADS[*]} " == *" sort "* ]]; then
+		"$TOP/scripts/build-sort-initramfs.sh" "$SORT_INITRD"
+		cat "$INITRD" "$SORT_INITRD" > "$SORT_GUEST_INITRD"
+		if has_config nbd; then
+			cat "$NBD_INITRD" "$SORT_INITRD" > "$SORT_NBD_INITRD"
+		fi
+	fi
+	rm -rf "$OUT/logs" "$OUT"/raw*.txt "$OUT/cluster" "$OUT/latency"
 	mkdir -p "$OUT/logs" "$OUT/cluster" "$OUT/latency"
-	: > "$OUT/raw.txt"
+	for WORKLOAD in "${WORKLOADS[@]}"; do
+		workload_files
+		: > "$RAW"
+	done
 	tcg_factor
 	dilate
 	read -r -a fracs <<< "$FRACTIONS"
-	RUNS_TOTAL=$((RUNS * ${#CONFIGS[@]} * ${#fracs[@]}))
+	RUNS_TOTAL=$((RUNS * ${#CONFIGS[@]} * ${#fracs[@]} * ${#WORKLOADS[@]}))
+	RUNS_DONE=0
 	# About 100 s a run under TCG (a cluster run boots its nodes too).
-	echo "bench: $RUNS rounds x ${#CONFIGS[@]} configurations x working set in RAM: $FRACTIONS (%):" \
-		"$RUNS_TOTAL runs, about $((RUNS_TOTAL * 100 / 60)) minutes under TCG"
+	echo "bench: $RUNS rounds x ${#CONFIGS[@]} configurations x working set in RAM: $FRACTIONS (%)" \
+		"x workloads: ${WORKLOADS[*]}: $RUNS_TOTAL runs, about $((RUNS_TOTAL * 100 / 60)) minutes under TCG"
 	for round in $(seq 1 "$RUNS"); do
-		for frac in $FRACTIONS; do
-			for config in "${CONFIGS[@]}"; do
-				one_run "$config" "$frac" "$round"
+		for WORKLOAD in "${WORKLOADS[@]}"; do
+			workload_files
+			for frac in $FRACTIONS; do
+				for config in "${CONFIGS[@]}"; do
+					one_run "$config" "$frac" "$round"
+				done
 			done
 		done
 	done
 	rm -f "$OUT/swap.img"
-	table | tee "$OUT/results.txt"
-	echo "bench: saved $OUT/results.txt (raw runs: $OUT/raw.txt)"
-	plot
+	for WORKLOAD in "${WORKLOADS[@]}"; do
+		workload_files
+		table | tee "$OUT/results$SUFFIX.txt"
+		echo "bench: saved $OUT/results$SUFFIX.txt (raw runs: $RAW)"
+		plot
+	done
 	undilate
 }
 

@@ -158,6 +158,35 @@ host_tests() {
 	else
 		report "not ok" workload_detects_corruption "see $out"
 	fi
+	# The benchmark's other workloads: usemem-style (-U) and the check of
+	# GNU sort's output (-G, -V).
+	if "$prog" -U -m 8 -p 2 -C 300 > "$out/usemem-corrupt.log" 2>&1 ||
+		! grep -q 'BAD page 300 ' "$out/usemem-corrupt.log"; then
+		report "not ok" workload_usemem_detects_corruption "see $out/usemem-corrupt.log"
+	elif ! "$prog" -U -m 8 -p 2 > "$out/usemem-clean.log" 2>&1; then
+		report "not ok" workload_usemem_detects_corruption "a clean run failed: see $out/usemem-clean.log"
+	else
+		report ok workload_usemem_detects_corruption
+	fi
+	report_problems workload_sort_check_detects_loss "$(sort_check_problems "$prog" "$out")"
+}
+
+# sort_check_problems PROG DIR: what is wrong with workload -V's verdicts
+# on GNU sort's output of workload -G's lines as it is (must pass), with
+# a line lost, with a line changed and unsorted (each must fail).
+sort_check_problems() {
+	local prog=$1 out=$2/sort
+	mkdir -p "$out"
+	"$prog" -G -m 2 -s 5 | LC_ALL=C sort > "$out/sorted"
+	"$prog" -V -m 2 -s 5 < "$out/sorted" > "$out/clean.log" 2>&1 ||
+		echo "sorted output refused: see $out/clean.log;"
+	sed 100d "$out/sorted" | "$prog" -V -m 2 -s 5 > "$out/lost.log" 2>&1 &&
+		echo "a lost line passed;"
+	sed '100s/^./x/' "$out/sorted" | "$prog" -V -m 2 -s 5 > "$out/changed.log" 2>&1 &&
+		echo "a changed line passed;"
+	"$prog" -G -m 2 -s 5 | "$prog" -V -m 2 -s 5 > "$out/unsorted.log" 2>&1 &&
+		echo "unsorted lines passed;"
+	true
 }
 
 # Shipped cluster configs pass; every config in tests/bad-configs/ fails

@@ -21,7 +21,8 @@
  *               FILE.go exists before verifying: lets a test act while
  *               the pages sit in swap (swapoff, rmmod, shrink)
  *   -C INDEX    corrupt one byte of page INDEX after filling: proves that
- *               the verifier catches a wrong page (self-test only)
+ *               the verifier catches a wrong page (self-test only; with -U,
+ *               page INDEX of the first process)
  *   -M MARKER   start every compressible page with MARKER (at most 31
  *               characters): a known pattern to look for on the wire
  *   -R PERCENT  this percent of the pages random (incompressible), the
@@ -37,10 +38,31 @@
  *               lz4's skip acceleration), one page at a time as zswap does;
  *               prints pages/s and the ratio.  The same loop on the host
  *               and in a guest gives the emulator's slowdown factor
+ *   -U          usemem-style, as linux-mm measures swap (vm-scalability's
+ *               usemem): instead of the verify passes, -P processes each
+ *               take their share of the area (a private mapping each,
+ *               their own seed), write every page of it in order, then
+ *               make PASSES x its pages accesses at uniformly random pages,
+ *               each reading and incrementing a counter in the page's first
+ *               word (checked on the way: a page that comes back older or
+ *               as another page counts as bad), then check every page whole
+ *   -P PROCS    processes of -U (default 2, the guests' CPUs; at most 64)
+ *   -G          the sort workload's input: text lines of MIB MiB in all (a
+ *               16-hex-digit key from the seed, then 5 to 24 words of the
+ *               vocabulary below) on stdout, for a real program to sort
+ *   -V          its check: reads the sorted lines on stdin; every line must
+ *               be >= the one before (bytes, as LC_ALL=C sort orders) and
+ *               the lines must be those -G made with the same -m and -s,
+ *               as many and the same (an order-independent hash); a line
+ *               lost, doubled or changed counts as bad
  *   -q          quieter: no per-pass lines
  *
  * The last line is machine-readable:
  *   workload: result pages=N bad=B fill_ms=F verify_ms=V total_ms=T
+ * (with -U, fill_ms is the slowest process's fill and the line ends with
+ * procs=P accesses=A; with -V, pages is MIB in pages, fill_ms the time to
+ * the first sorted line, verify_ms the rest, and the line ends with
+ * lines=L)
  * or with -Z:
  *   workload: compress pages=N ms=T pages_per_s=P ratio=R text_ratio=C
  * (R: bytes in over bytes out over the mix; C: the same for its
@@ -55,6 +77,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -251,8 +274,248 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: workload -m MIB [-s SEED] [-p PASSES] [-H MIB] [-r FILE] [-C INDEX] [-M MARKER] [-R PERCENT] [-X] [-q]\n"
+		"       workload -U -m MIB [-P PROCS] [-s SEED] [-p PASSES] [-R PERCENT] [-X]\n"
+		"       workload -G|-V -m MIB [-s SEED]\n"
 		"       workload -Z SECONDS [-s SEED] [-R PERCENT] [-X]\n");
 	exit(2);
+}
+
+#define SORT_LINE_MAX 256
+
+/* Line I of -G's output (with its newline) in BUF; returns its length. */
+static size_t sort_line(uint64_t seed, size_t i, char *buf)
+{
+	uint64_t k = mix64(seed * 0x9e3779b97f4a7c15ULL ^ mix64(i)), x = k | 1;
+	size_t n = (size_t)sprintf(buf, "%016" PRIx64, k), w, words = 5 + k % 20;
+
+	for (w = 0; w < words; w++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[n++] = ' ';
+		memcpy(buf + n, &vocabulary[(x % 16) * 8], 8);
+		n += 8;
+	}
+	buf[n++] = '\n';
+	return n;
+}
+
+/* An order-independent digest of a multiset of lines: a sum of hashes. */
+static uint64_t line_hash(const char *line, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)line[i]) * 0x100000001b3ULL;
+	return mix64(h);
+}
+
+/* The number of lines -G makes for MIB, and their digest. */
+static size_t sort_expect(uint64_t seed, size_t mib, uint64_t *digest)
+{
+	char buf[SORT_LINE_MAX];
+	size_t bytes = 0, i, len;
+
+	*digest = 0;
+	for (i = 0; bytes < mib << 20; i++) {
+		len = sort_line(seed, i, buf);
+		*digest += line_hash(buf, len);
+		bytes += len;
+	}
+	return i;
+}
+
+/* -G: the input, MIB MiB of lines on stdout. */
+static int sort_generate(uint64_t seed, size_t mib)
+{
+	char buf[SORT_LINE_MAX];
+	size_t bytes = 0, i, len;
+
+	for (i = 0; bytes < mib << 20; i++) {
+		len = sort_line(seed, i, buf);
+		if (fwrite(buf, 1, len, stdout) != len) {
+			perror("workload: write");
+			return 2;
+		}
+		bytes += len;
+	}
+	return fflush(stdout) ? 2 : 0;
+}
+
+/* -V: the sorted lines on stdin checked against what -G made. */
+static int sort_verify(uint64_t seed, size_t mib)
+{
+	uint64_t t0 = now_ms(), t_first = 0, digest, want_digest;
+	size_t want, lines = 0, bad = 0, cap_a = 0, cap_b = 0;
+	char *line = NULL, *prev = NULL, *t;
+	ssize_t len, prev_len = -1;
+
+	want = sort_expect(seed, mib, &want_digest);
+	digest = 0;
+	while ((len = getline(&line, &cap_a, stdin)) > 0) {
+		if (!lines)
+			t_first = now_ms();
+		lines++;
+		digest += line_hash(line, (size_t)len);
+		if (prev_len >= 0 && strcmp(prev, line) > 0 && bad++ < MAX_REPORTS)
+			printf("workload: BAD order at line %zu: %.40s after %.40s\n",
+			       lines, line, prev);
+		t = prev;
+		prev = line;
+		line = t;
+		prev_len = len;
+		len = (ssize_t)cap_a;
+		cap_a = cap_b;
+		cap_b = (size_t)len;
+	}
+	if (!lines)
+		t_first = now_ms();
+	if (lines != want || digest != want_digest) {
+		printf("workload: BAD output: %zu lines (want %zu), digest %016" PRIx64 " (want %016" PRIx64 ")\n",
+		       lines, want, digest, want_digest);
+		bad++;
+	}
+	printf("workload: result pages=%zu bad=%zu fill_ms=%" PRIu64 " verify_ms=%" PRIu64 " total_ms=%" PRIu64 " lines=%zu\n",
+	       (mib << 20) / PAGE, bad, t_first - t0, now_ms() - t_first,
+	       now_ms() - t0, lines);
+	free(line);
+	free(prev);
+	return bad ? 1 : 0;
+}
+
+#define MAX_PROCS 64
+
+/* What each -U process tells the parent (a shared page). */
+struct usemem_result {
+	uint64_t fill_ms;
+	uint64_t bad;
+	uint64_t accesses;
+	int done;
+};
+
+/* The first word of page IDX of a -U area after COUNT accesses. */
+static uint64_t usemem_tag(const struct area *a, size_t idx, uint32_t count)
+{
+	return (mix64(a->seed * 0x9e3779b97f4a7c15ULL ^ idx) << 32) | count;
+}
+
+/* A -U page whose bytes differ from WANT's, reported (the first few). */
+static void usemem_bad(const struct area *a, size_t idx, const uint8_t *want,
+		       size_t len, size_t *reported, const char *when)
+{
+	const uint8_t *got = a->base + idx * PAGE;
+	size_t off;
+
+	if ((*reported)++ >= MAX_REPORTS)
+		return;
+	for (off = 0; off < len - 1 && got[off] == want[off]; off++)
+		;
+	printf("workload: BAD page %zu (%s, %u accesses) %s: first difference at byte %zu: got %02x want %02x\n",
+	       idx, kind_names[page_kind(a, idx)], a->version[idx], when, off,
+	       got[off], want[off]);
+}
+
+/*
+ * One -U process over its own area of PAGES pages: the sequential
+ * write, the random accesses (a->version counts each page's accesses),
+ * then every page checked whole.
+ */
+static void usemem_child(struct area *a, int passes, long corrupt,
+			 struct usemem_result *res)
+{
+	uint64_t t0 = now_ms(), *want, *w, tag;
+	size_t i, idx, reported = 0, bad = 0, n = a->pages * (size_t)passes;
+
+	a->base = mmap(NULL, a->pages * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	a->version = calloc(a->pages, sizeof(*a->version));
+	want = aligned_alloc(PAGE, PAGE);
+	if (a->base == MAP_FAILED || !a->version || !want) {
+		fprintf(stderr, "workload: cannot allocate %zu pages: %s\n",
+			a->pages, strerror(errno));
+		exit(2);
+	}
+	for (i = 0; i < a->pages; i++) {
+		make_page(a, i, 0, (uint64_t *)(a->base + i * PAGE));
+		*(uint64_t *)(a->base + i * PAGE) = usemem_tag(a, i, 0);
+	}
+	if (corrupt >= 0 && (size_t)corrupt < a->pages)
+		a->base[corrupt * PAGE + 100] ^= 0x40;
+	res->fill_ms = now_ms() - t0;
+	for (i = 0; i < n; i++) {
+		idx = mix64(a->seed * 0x2545f4914f6cdd1dULL + i) % a->pages;
+		w = (uint64_t *)(a->base + idx * PAGE);
+		tag = usemem_tag(a, idx, a->version[idx]);
+		if (*w != tag) {
+			usemem_bad(a, idx, (const uint8_t *)&tag, sizeof(tag),
+				   &reported, "on access");
+			bad++;
+		}
+		*w = usemem_tag(a, idx, ++a->version[idx]);
+	}
+	for (i = 0; i < a->pages; i++) {
+		make_page(a, i, 0, want);
+		want[0] = usemem_tag(a, i, a->version[i]);
+		if (memcmp(a->base + i * PAGE, want, PAGE)) {
+			usemem_bad(a, i, (const uint8_t *)want, PAGE, &reported,
+				   "at the end");
+			bad++;
+		}
+	}
+	res->bad = bad;
+	res->accesses = n;
+	res->done = 1;
+}
+
+/* -U: PROCS processes, each over its share of MIB (-C: the first's). */
+static int usemem(struct area *a, size_t mib, int procs, int passes,
+		  long corrupt)
+{
+	struct usemem_result *res;
+	uint64_t t0 = now_ms(), fill = 0, bad = 0, accesses = 0, t_end;
+	size_t pages = (mib << 20) / PAGE;
+	int c, failed = 0, status;
+	pid_t pid;
+
+	res = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (res == MAP_FAILED) {
+		perror("workload: mmap");
+		return 2;
+	}
+	fflush(stdout);
+	for (c = 0; c < procs; c++) {
+		pid = fork();
+		if (pid < 0) {
+			perror("workload: fork");
+			return 2;
+		}
+		if (!pid) {
+			a->pages = pages / procs + ((size_t)c < pages % procs);
+			a->seed += (uint64_t)c * 0x100000001ULL;
+			usemem_child(a, passes, c ? -1 : corrupt, &res[c]);
+			fflush(stdout);
+			_exit(0);
+		}
+	}
+	while (wait(&status) > 0)
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			failed++;
+	t_end = now_ms();
+	for (c = 0; c < procs; c++) {
+		if (!res[c].done)
+			failed++;
+		if (res[c].fill_ms > fill)
+			fill = res[c].fill_ms;
+		bad += res[c].bad;
+		accesses += res[c].accesses;
+	}
+	if (failed)
+		printf("workload: %d of %d processes did not finish\n", failed, procs);
+	printf("workload: result pages=%zu bad=%" PRIu64 " fill_ms=%" PRIu64 " verify_ms=%" PRIu64 " total_ms=%" PRIu64 " procs=%d accesses=%" PRIu64 "\n",
+	       pages, bad, fill, t_end - t0 - fill, t_end - t0, procs, accesses);
+	return bad || failed ? 1 : 0;
 }
 
 static uint32_t read32(const uint8_t *p)
@@ -371,9 +634,10 @@ int main(int argc, char **argv)
 	int passes = 3, quiet = 0, opt, pass;
 	struct area a = { .seed = 1, .marker = "", .random_pct = -1 };
 	unsigned int compress_seconds = 0;
+	int use_mem = 0, procs = 2, sort_mode = 0;
 	size_t *perm;
 
-	while ((opt = getopt(argc, argv, "m:s:p:H:r:C:M:R:XZ:q")) != -1) {
+	while ((opt = getopt(argc, argv, "m:s:p:H:r:C:M:R:XZ:qUP:GV")) != -1) {
 		switch (opt) {
 		case 'm': mib = strtoul(optarg, NULL, 0); break;
 		case 's': a.seed = strtoull(optarg, NULL, 0); break;
@@ -386,6 +650,10 @@ int main(int argc, char **argv)
 		case 'X': a.realistic = 1; break;
 		case 'Z': compress_seconds = strtoul(optarg, NULL, 0); break;
 		case 'q': quiet = 1; break;
+		case 'U': use_mem = 1; break;
+		case 'P': procs = atoi(optarg); break;
+		case 'G':
+		case 'V': sort_mode = opt; break;
 		default: usage();
 		}
 	}
@@ -396,7 +664,17 @@ int main(int argc, char **argv)
 	if (!mib || passes < 1 || strlen(a.marker) > 31 || a.random_pct > 100)
 		usage();
 
+	if (sort_mode == 'G')
+		return sort_generate(a.seed, mib);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (sort_mode == 'V')
+		return sort_verify(a.seed, mib);
+	if (use_mem) {
+		if (procs < 1 || procs > MAX_PROCS ||
+		    (mib << 20) / PAGE < (size_t)procs)
+			usage();
+		return usemem(&a, mib, procs, passes, corrupt);
+	}
 	a.pages = (mib << 20) / PAGE;
 	a.base = mmap(NULL, a.pages * PAGE, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

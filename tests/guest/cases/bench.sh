@@ -6,6 +6,10 @@
 #              own disk with ramster loaded by the node)
 #   bench_frac=N   the working set N% in RAM: a workload of RAM * 100 / N
 #   bench_mix=realistic|default   the workload's page mix (-X or none)
+#   bench_workload=verify|usemem|sort   the verifying passes, workload -U
+#              (usemem-style: two processes, random accesses), or GNU sort
+#              (the host appended it to the initramfs) over lines of
+#              workload -G, checked by workload -V
 # zswap is enabled on the command line by the host.  zram: /dev/zram0,
 # lz4, a disksize of half the RAM (zram-generator's default), swapped on
 # before the disk so that it has the higher priority (busybox swapon has
@@ -21,6 +25,7 @@ mode=${bench_mode:-disk}
 frac=${bench_frac:-50}
 mix=${bench_mix:-realistic}
 seconds=${bench_seconds:-5}
+workload=${bench_workload:-verify}
 # shellcheck disable=SC2013  # the command line is words, not lines
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
@@ -28,6 +33,7 @@ for arg in $(cat /proc/cmdline); do
 	bench_frac=*) frac=${arg#bench_frac=} ;;
 	bench_mix=*) mix=${arg#bench_mix=} ;;
 	bench_seconds=*) seconds=${arg#bench_seconds=} ;;
+	bench_workload=*) workload=${arg#bench_workload=} ;;
 	esac
 done
 mixarg=
@@ -73,11 +79,33 @@ esac
 cat /proc/swaps
 mib=$(( $(ram_mib) * 100 / frac ))
 cpu0=$(busy_ms) net0=$(net_bytes)
-# shellcheck disable=SC2086  # mixarg is empty or one word
-run_workload "$mib" -q -p 2 -s 11 $mixarg; rc=$?
+# run_sort MIB: GNU sort over workload -G's lines, in memory (a buffer
+# twice the input, no temporary directory: spilling to files would fail
+# rather than go to the ramfs), checked by workload -V, whose status the
+# pipeline's is.  The input is 70% of MIB: sort's line table (32 bytes a
+# line, and as much again to merge) brings it to about MIB in memory.
+run_sort() {
+	local input=$(( $1 * 7 / 10 ))
+	/bin/workload -G -m "$input" -s 11 |
+		LC_ALL=C TMPDIR=/nonexistent /usr/bin/sort -S "$((input * 2))M" 2> /tmp/sort.err |
+		/bin/workload -V -m "$input" -s 11 > /tmp/workload.out 2>&1
+	rc=$?
+	cat /tmp/sort.err /tmp/workload.out
+	tail -n 1 /tmp/workload.out > /tmp/workload.result
+	return $rc
+}
+
+if [ "$workload" = sort ]; then
+	run_sort "$mib"; rc=$?
+else
+	usemem=
+	[ "$workload" = usemem ] && usemem="-U -P 2"
+	# shellcheck disable=SC2086  # mixarg and usemem: words
+	run_workload "$mib" -q -p 2 -s 11 $usemem $mixarg; rc=$?
+fi
 cpu=$(( $(busy_ms) - cpu0 )) net=$(( $(net_bytes) - net0 ))
 show_stats
 [ "$mode" = zram ] && echo "--- zram mm_stat: $(cat /sys/block/zram0/mm_stat)"
 cat /proc/swaps
-echo "BENCH: mode=$mode frac=$frac mix=$mix mib=$mib rc=$rc cpu_ms=$cpu net_bytes=$net $(cut -d' ' -f3- /tmp/workload.result)"
+echo "BENCH: mode=$mode workload=$workload frac=$frac mix=$mix mib=$mib rc=$rc cpu_ms=$cpu net_bytes=$net $(cut -d' ' -f3- /tmp/workload.result)"
 check bench_run "rc=$rc" test "$rc" = 0 -a "$(bad_pages)" = 0
