@@ -185,6 +185,10 @@ workload_files() {
 	esac
 	RAW=$OUT/raw$SUFFIX.txt
 }
+if [ ${#WORKLOADS[@]} -eq 0 ]; then
+	echo "bench: BENCH_WORKLOADS names no workload" >&2
+	exit 2
+fi
 for WORKLOAD in "${WORKLOADS[@]}"; do
 	workload_files
 done
@@ -326,9 +330,12 @@ nbd_setup() {
 	# Node 1 got nbd-server's files too (ramfs: about 11 MiB of its RAM):
 	# gone, so that it has what the other configurations' guests have.
 	if [ "$WORKLOAD" = sort ]; then
-		# sort needs the C library (and the loader) as the others have it.
-		# shellcheck disable=SC2016  # expanded in the guest
-		cx 1 'rm -rf /usr/bin/nbd-server /etc/nbd-server; for f in /lib/x86_64-linux-gnu/*; do [ "$f" = /lib/x86_64-linux-gnu/libc.so.6 ] || rm -rf "$f"; done' >> "$log"
+		# sort keeps the libraries of its own cpio member, as in the
+		# other configurations; nbd-server's others go.
+		local keep
+		keep=$(zcat "$SORT_INITRD" | cpio -t --quiet 2>/dev/null | grep '^lib' | tr '\n' ' ')
+		# shellcheck disable=SC2016  # $f: expanded in the guest
+		cx 1 'rm -rf /usr/bin/nbd-server /etc/nbd-server; for f in /lib/x86_64-linux-gnu/* /lib64/*; do case " '"$keep"' " in *" ${f#/} "*) ;; *) rm -rf "$f" ;; esac; done' >> "$log"
 	else
 		cx 1 "rm -rf /usr/bin/nbd-server /lib/x86_64-linux-gnu /lib64 /etc/nbd-server" >> "$log"
 	fi
@@ -537,8 +544,9 @@ table() {
 	local frac config med disk nbd nbd_wire wire
 	echo "RAMster benchmark: ${MEM} MiB guest, $QEMU_ACCEL, swap on $(disk_description),"
 	if [ "$WORKLOAD" = sort ]; then
-		echo "workload: GNU sort -S (LC_ALL=C, in memory) of RAM * 100 / in RAM% of text lines"
-		echo "(workload -G), its output checked (workload -V); about 1.2x that in memory,"
+		echo "workload: GNU sort (LC_ALL=C, in memory) of text lines (workload -G) of 70% of"
+		echo "RAM * 100 / in RAM%, about that whole area in memory with sort's line table,"
+		echo "its output checked (workload -V); B/page: per page of sort's input"
 	elif [ "$WORKLOAD" = usemem ]; then
 		echo "workload: usemem-style (workload -U -P 2 -p 2, tests/guest/workload.c): two processes"
 		echo "of half the area each write it, make twice its pages random accesses, check"
@@ -546,7 +554,14 @@ table() {
 	else
 		echo "workload: fill then 2 verify passes (tests/guest/workload.c) of RAM * 100 / in RAM%,"
 	fi
-	echo "pages: $(mix_description)"
+	if [ "$WORKLOAD" = sort ]; then
+		echo "pages: text lines (a 16-hex-digit key and 5 to 24 words of 16), not the mix"
+	elif [ "$WORKLOAD" = usemem ]; then
+		echo "pages: $(mix_description)"
+		echo "(but no page same-filled: the counter in each page's first word)"
+	else
+		echo "pages: $(mix_description)"
+	fi
 	echo "TCG slowdown factor: $TCG_FACTOR (the compression loop's pages/s, host over guest)"
 	echo "zram: /dev/zram0, lz4, disksize RAM/2, a higher priority than the disk"
 	echo "(swapped on first), which takes what does not fit."
@@ -673,7 +688,7 @@ latency_plot() {
 			continue
 		fi
 		dat=$OUT/latency$SUFFIX-$config.dat
-		{ cat "$OUT/latency/$WORKLOAD-$config"-*.load 2>/dev/null || true; } | cdf > "$dat"
+		{ cat "$OUT/latency/$WORKLOAD-$config-"[0-9]*.load 2>/dev/null || true; } | cdf > "$dat"
 		[ -s "$dat" ] && lines+=("'$dat' using 1:2 with lines title '$config remote load'")
 	done
 	dat=$OUT/latency$SUFFIX-echo.dat
@@ -692,7 +707,7 @@ latency_plot() {
 		set yrange [0:1]
 		plot $(IFS=,; echo "${lines[*]}")
 	EOF
-	echo "bench: plot $png (data: $OUT/latency$SUFFIX-*.dat)"
+	echo "bench: plot $png (data: $OUT/latency$SUFFIX-<config>.dat)"
 }
 
 #########################################
@@ -925,6 +940,16 @@ check_configs() {
 	done
 }
 
+# drop_workload NAME: NAME out of WORKLOADS (at least one stays: verify).
+drop_workload() {
+	local w kept=()
+	for w in "${WORKLOADS[@]}"; do
+		[ "$w" = "$1" ] || kept+=("$w")
+	done
+	[ ${#kept[@]} -gt 0 ] || kept=(verify)
+	WORKLOADS=("${kept[@]}")
+}
+
 # drop_config NAME: NAME out of CONFIGS.
 drop_config() {
 	local c kept=()
@@ -953,13 +978,20 @@ bench_swap() {
 		drop_config nbd
 	fi
 	if [[ " ${WORKLOADS[*]} " == *" sort "* ]]; then
-		"$TOP/scripts/build-sort-initramfs.sh" "$SORT_INITRD"
-		cat "$INITRD" "$SORT_INITRD" > "$SORT_GUEST_INITRD"
-		if has_config nbd; then
-			cat "$NBD_INITRD" "$SORT_INITRD" > "$SORT_NBD_INITRD"
+		if "$TOP/scripts/build-sort-initramfs.sh" "$SORT_INITRD"; then
+			cat "$INITRD" "$SORT_INITRD" > "$SORT_GUEST_INITRD"
+			if has_config nbd; then
+				cat "$NBD_INITRD" "$SORT_INITRD" > "$SORT_NBD_INITRD"
+			fi
+		else
+			echo "bench: no GNU sort for the guests (see above): no 'sort' workload" >&2
+			drop_workload sort
 		fi
 	fi
-	rm -rf "$OUT/logs" "$OUT"/raw*.txt "$OUT/cluster" "$OUT/latency"
+	# The last run's files, of every workload: none of them may sit beside
+	# this run's as if they were its own.
+	rm -rf "$OUT/logs" "$OUT/cluster" "$OUT/latency" "$OUT"/raw*.txt \
+		"$OUT"/results*.txt "$OUT"/runtime* "$OUT"/latency*.dat "$OUT"/latency*.png
 	mkdir -p "$OUT/logs" "$OUT/cluster" "$OUT/latency"
 	for WORKLOAD in "${WORKLOADS[@]}"; do
 		workload_files

@@ -22,7 +22,9 @@
  *               the pages sit in swap (swapoff, rmmod, shrink)
  *   -C INDEX    corrupt one byte of page INDEX after filling: proves that
  *               the verifier catches a wrong page (self-test only; with -U,
- *               page INDEX of the first process)
+ *               the counter word of page INDEX of the first process: as
+ *               a stale page would be, which only the check on access
+ *               catches, since the access overwrites the counter)
  *   -M MARKER   start every compressible page with MARKER (at most 31
  *               characters): a known pattern to look for on the wire
  *   -R PERCENT  this percent of the pages random (incompressible), the
@@ -46,6 +48,8 @@
  *               each reading and incrementing a counter in the page's first
  *               word (checked on the way: a page that comes back older or
  *               as another page counts as bad), then check every page whole
+ *               (the counter makes every page non-uniform: no page of -U
+ *               is same-filled)
  *   -P PROCS    processes of -U (default 2, the guests' CPUs; at most 64)
  *   -G          the sort workload's input: text lines of MIB MiB in all (a
  *               16-hex-digit key from the seed, then 5 to 24 words of the
@@ -77,6 +81,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -346,12 +351,12 @@ static int sort_generate(uint64_t seed, size_t mib)
 /* -V: the sorted lines on stdin checked against what -G made. */
 static int sort_verify(uint64_t seed, size_t mib)
 {
-	uint64_t t0 = now_ms(), t_first = 0, digest, want_digest;
+	uint64_t t0 = now_ms(), t_first = 0, t_end, digest, want_digest;
 	size_t want, lines = 0, bad = 0, cap_a = 0, cap_b = 0;
 	char *line = NULL, *prev = NULL, *t;
 	ssize_t len, prev_len = -1;
+	size_t cap;
 
-	want = sort_expect(seed, mib, &want_digest);
 	digest = 0;
 	while ((len = getline(&line, &cap_a, stdin)) > 0) {
 		if (!lines)
@@ -365,20 +370,23 @@ static int sort_verify(uint64_t seed, size_t mib)
 		prev = line;
 		line = t;
 		prev_len = len;
-		len = (ssize_t)cap_a;
+		cap = cap_a;
 		cap_a = cap_b;
-		cap_b = (size_t)len;
+		cap_b = cap;
 	}
+	t_end = now_ms();
 	if (!lines)
-		t_first = now_ms();
+		t_first = t_end;
+	/* After the clock: the expectation competes with nobody for the CPU. */
+	want = sort_expect(seed, mib, &want_digest);
 	if (lines != want || digest != want_digest) {
 		printf("workload: BAD output: %zu lines (want %zu), digest %016" PRIx64 " (want %016" PRIx64 ")\n",
 		       lines, want, digest, want_digest);
 		bad++;
 	}
 	printf("workload: result pages=%zu bad=%zu fill_ms=%" PRIu64 " verify_ms=%" PRIu64 " total_ms=%" PRIu64 " lines=%zu\n",
-	       (mib << 20) / PAGE, bad, t_first - t0, now_ms() - t_first,
-	       now_ms() - t0, lines);
+	       (mib << 20) / PAGE, bad, t_first - t0, t_end - t_first,
+	       t_end - t0, lines);
 	free(line);
 	free(prev);
 	return bad ? 1 : 0;
@@ -440,8 +448,9 @@ static void usemem_child(struct area *a, int passes, long corrupt,
 		make_page(a, i, 0, (uint64_t *)(a->base + i * PAGE));
 		*(uint64_t *)(a->base + i * PAGE) = usemem_tag(a, i, 0);
 	}
+	/* The counter: only the check on access can tell it is stale. */
 	if (corrupt >= 0 && (size_t)corrupt < a->pages)
-		a->base[corrupt * PAGE + 100] ^= 0x40;
+		a->base[corrupt * PAGE] ^= 0x40;
 	res->fill_ms = now_ms() - t0;
 	for (i = 0; i < n; i++) {
 		idx = mix64(a->seed * 0x2545f4914f6cdd1dULL + i) % a->pages;
@@ -476,7 +485,7 @@ static int usemem(struct area *a, size_t mib, int procs, int passes,
 	uint64_t t0 = now_ms(), fill = 0, bad = 0, accesses = 0, t_end;
 	size_t pages = (mib << 20) / PAGE;
 	int c, failed = 0, status;
-	pid_t pid;
+	pid_t pid[MAX_PROCS];
 
 	res = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -486,12 +495,16 @@ static int usemem(struct area *a, size_t mib, int procs, int passes,
 	}
 	fflush(stdout);
 	for (c = 0; c < procs; c++) {
-		pid = fork();
-		if (pid < 0) {
+		pid[c] = fork();
+		if (pid[c] < 0) {
 			perror("workload: fork");
+			while (c--) {
+				kill(pid[c], SIGKILL);
+				waitpid(pid[c], NULL, 0);
+			}
 			return 2;
 		}
-		if (!pid) {
+		if (!pid[c]) {
 			a->pages = pages / procs + ((size_t)c < pages % procs);
 			a->seed += (uint64_t)c * 0x100000001ULL;
 			usemem_child(a, passes, c ? -1 : corrupt, &res[c]);
@@ -499,13 +512,13 @@ static int usemem(struct area *a, size_t mib, int procs, int passes,
 			_exit(0);
 		}
 	}
-	while (wait(&status) > 0)
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
+	/* A child that died (the OOM killer, a SIGBUS) failed, once. */
+	for (c = 0; c < procs; c++)
+		if (waitpid(pid[c], &status, 0) != pid[c] || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) || !res[c].done)
 			failed++;
 	t_end = now_ms();
 	for (c = 0; c < procs; c++) {
-		if (!res[c].done)
-			failed++;
 		if (res[c].fill_ms > fill)
 			fill = res[c].fill_ms;
 		bad += res[c].bad;

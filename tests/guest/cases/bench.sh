@@ -81,17 +81,27 @@ mib=$(( $(ram_mib) * 100 / frac ))
 cpu0=$(busy_ms) net0=$(net_bytes)
 # run_sort MIB: GNU sort over workload -G's lines, in memory (a buffer
 # twice the input, no temporary directory: spilling to files would fail
-# rather than go to the ramfs), checked by workload -V, whose status the
-# pipeline's is.  The input is 70% of MIB: sort's line table (32 bytes a
-# line, and as much again to merge) brings it to about MIB in memory.
+# rather than go to the ramfs), checked by workload -V.  The input is 70%
+# of MIB: sort's line table (32 bytes a line, and as much again to merge)
+# brings it to about MIB in memory.  Fails if the check does, or if sort
+# itself failed (killed, no memory, a missing library): its status is in
+# /tmp/sort.rc and its own line, so that it does not read as bad pages.
 run_sort() {
-	local input=$(( $1 * 7 / 10 ))
+	local input=$(( $1 * 7 / 10 )) rc sort_rc
 	/bin/workload -G -m "$input" -s 11 |
-		LC_ALL=C TMPDIR=/nonexistent /usr/bin/sort -S "$((input * 2))M" 2> /tmp/sort.err |
+		{
+			LC_ALL=C TMPDIR=/nonexistent /usr/bin/sort -S "$((input * 2))M" 2> /tmp/sort.err
+			echo $? > /tmp/sort.rc
+		} |
 		/bin/workload -V -m "$input" -s 11 > /tmp/workload.out 2>&1
 	rc=$?
+	sort_rc=$(cat /tmp/sort.rc 2>/dev/null || echo 255)
 	cat /tmp/sort.err /tmp/workload.out
 	tail -n 1 /tmp/workload.out > /tmp/workload.result
+	if [ "$sort_rc" != 0 ]; then
+		echo "bench: sort failed with status $sort_rc: $(head -n 1 /tmp/sort.err)"
+		return 3
+	fi
 	return $rc
 }
 
