@@ -115,13 +115,14 @@ rewriter_alive() { cx 1 'kill -0 $(cat /tmp/rw.pid) 2>/dev/null && echo alive' |
 rewriter_gone() { ! rewriter_alive; }
 swapoff_done() { [ -n "$(cx 1 'cat /tmp/swapoff.exit 2>/dev/null')" ]; }
 swapoff_races_remotify() {
-	local mem r0 puts0 inval0 lost0 at_cut exit1 t0 cut0 cut
+	local mem r0 puts0 inval0 lost0 at_cut exit1 t0 cut0 cut lost_ms kill0 died
 	mem=$(node_mem 1)
 	set_param 1 suction_interval_ms 0
 	# The cut lasts as long as the steps below take through the agents,
 	# which a busy TCG guest can stretch past remote_lost_ms (30 s): node
 	# 2 would then be presumed dead, its pages lost, and the parked
 	# process killed by SIGBUS, which is the policy, not this race.
+	lost_ms=$(cx 1 cat /sys/module/ramster/parameters/remote_lost_ms)
 	set_param 1 remote_lost_ms 600000
 	park_with_remote 1
 	# A second process, rewriting its pages (each rewrite invalidates a
@@ -142,18 +143,20 @@ swapoff_races_remotify() {
 	at_cut="$(dbg 1 remote_pages) remote, $(dbg 1 stored_pages) stored"
 	set_param 1 remote_local_percent 1
 	sleep 1
+	kill0=$(date +%s)
 	# shellcheck disable=SC2016  # expanded in the guest
 	cx 1 'kill -9 $(cat /tmp/rw.pid)' >/dev/null
 	# Gone (its memory freed, its swap entries invalidated) before
 	# swapoff: swapoff must find room for what stays.
 	wait_until 60 rewriter_gone || problem "the rewriting process did not die"
+	died=$(($(date +%s) - kill0))
 	cx 1 "rm -f /tmp/swapoff.exit; (swapoff /dev/vda; echo \$? > /tmp/swapoff.exit) > /dev/null 2>&1 &" >/dev/null
 	t0=$(date +%s)
 	sleep 3
 	# Its remote pages cannot come while the link is cut.
-	swapoff_done && problem "swapoff finished with the link still cut: nothing raced"
-	tap_set 2 up
 	cut=$(($(date +%s) - cut0))
+	swapoff_done && problem "swapoff finished with the link still cut (${cut}s): nothing raced"
+	tap_set 2 up
 	wait_until 600 swapoff_done || problem "swapoff did not return in 600 s"
 	exit1=$(cx 1 'cat /tmp/swapoff.exit 2>/dev/null')
 	[ "$exit1" = 0 ] || problem "swapoff exit ${exit1:-?}"
@@ -164,8 +167,8 @@ swapoff_races_remotify() {
 	cx 1 "swapon /dev/vda" >/dev/null
 	set_param 1 remote_local_percent 50
 	set_param 1 suction_interval_ms 1000
-	set_param 1 remote_lost_ms 30000
-	FIGURES="cut with $at_cut pages for ${cut}s; swapoff took $(($(date +%s) - t0))s with the link back after 3 s; puts +$(($(dbg 1 remote_puts) - puts0)), invalidations +$(($(dbg 1 remote_invalidates) - inval0)) (lost +$(($(dbg 1 remote_invalidates_lost) - lost0))) since the cut; nothing left on either side, 0 bad"
+	set_param 1 remote_lost_ms "${lost_ms:-30000}"
+	FIGURES="cut with $at_cut pages for ${cut}s (the killed rewriter gone in ${died}s); swapoff took $(($(date +%s) - t0))s; puts +$(($(dbg 1 remote_puts) - puts0)), invalidations +$(($(dbg 1 remote_invalidates) - inval0)) (lost +$(($(dbg 1 remote_invalidates_lost) - lost0))) since the cut; nothing left on either side, 0 bad"
 }
 
 session_up "$TOP/tests/configs/pair-fuzz.conf" 1 2
