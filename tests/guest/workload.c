@@ -141,6 +141,15 @@ static const char vocabulary[] =
 	"local   pool andfrontswpzsmalloc"
 	"lz4 lzo zstd    kernel  sockets ";
 
+/* The next value of the xorshift64 generator in *X (never 0 if *X is not). */
+static uint64_t xorshift64(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
 static void make_page(const struct area *a, size_t idx, uint32_t ver,
 		      uint64_t *out)
 {
@@ -169,22 +178,14 @@ static void make_page(const struct area *a, size_t idx, uint32_t ver,
 		 * Words drawn from a vocabulary of 16: compresses to about
 		 * 40-50% with lz4, like real anonymous memory, not to nothing.
 		 */
-		for (i = 0; i < n; i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			memcpy(&out[i], &vocabulary[(x % 16) * 8], 8);
-		}
+		for (i = 0; i < n; i++)
+			memcpy(&out[i], &vocabulary[(xorshift64(&x) % 16) * 8], 8);
 		snprintf(text, 96, "%s%spage %zu version %u key %016" PRIx64 " ",
 			 a->marker, *a->marker ? " " : "", idx, ver, key);
 		break;
 	default:
-		for (i = 0; i < n; i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			out[i] = x;
-		}
+		for (i = 0; i < n; i++)
+			out[i] = xorshift64(&x);
 		break;
 	}
 }
@@ -294,11 +295,8 @@ static size_t sort_line(uint64_t seed, size_t i, char *buf)
 	size_t n = (size_t)sprintf(buf, "%016" PRIx64, k), w, words = 5 + k % 20;
 
 	for (w = 0; w < words; w++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
 		buf[n++] = ' ';
-		memcpy(buf + n, &vocabulary[(x % 16) * 8], 8);
+		memcpy(buf + n, &vocabulary[(xorshift64(&x) % 16) * 8], 8);
 		n += 8;
 	}
 	buf[n++] = '\n';
@@ -316,16 +314,25 @@ static uint64_t line_hash(const char *line, size_t len)
 	return mix64(h);
 }
 
-/* The number of lines -G makes for MIB, and their digest. */
-static size_t sort_expect(uint64_t seed, size_t mib, uint64_t *digest)
+/*
+ * The lines -G makes for MIB: written to @out if not NULL (-G), their
+ * digest added to *@digest if not NULL (-V's expectation).  Returns how
+ * many, or 0 if writing failed.
+ */
+static size_t sort_lines(uint64_t seed, size_t mib, FILE *out,
+			 uint64_t *digest)
 {
 	char buf[SORT_LINE_MAX];
 	size_t bytes = 0, i, len;
 
-	*digest = 0;
 	for (i = 0; bytes < mib << 20; i++) {
 		len = sort_line(seed, i, buf);
-		*digest += line_hash(buf, len);
+		if (digest)
+			*digest += line_hash(buf, len);
+		if (out && fwrite(buf, 1, len, out) != len) {
+			perror("workload: write");
+			return 0;
+		}
 		bytes += len;
 	}
 	return i;
@@ -334,18 +341,7 @@ static size_t sort_expect(uint64_t seed, size_t mib, uint64_t *digest)
 /* -G: the input, MIB MiB of lines on stdout. */
 static int sort_generate(uint64_t seed, size_t mib)
 {
-	char buf[SORT_LINE_MAX];
-	size_t bytes = 0, i, len;
-
-	for (i = 0; bytes < mib << 20; i++) {
-		len = sort_line(seed, i, buf);
-		if (fwrite(buf, 1, len, stdout) != len) {
-			perror("workload: write");
-			return 2;
-		}
-		bytes += len;
-	}
-	return fflush(stdout) ? 2 : 0;
+	return !sort_lines(seed, mib, stdout, NULL) || fflush(stdout) ? 2 : 0;
 }
 
 /* -V: the sorted lines on stdin checked against what -G made. */
@@ -378,7 +374,8 @@ static int sort_verify(uint64_t seed, size_t mib)
 	if (!lines)
 		t_first = t_end;
 	/* After the clock: the expectation competes with nobody for the CPU. */
-	want = sort_expect(seed, mib, &want_digest);
+	want_digest = 0;
+	want = sort_lines(seed, mib, NULL, &want_digest);
 	if (lines != want || digest != want_digest) {
 		printf("workload: BAD output: %zu lines (want %zu), digest %016" PRIx64 " (want %016" PRIx64 ")\n",
 		       lines, want, digest, want_digest);
