@@ -355,13 +355,9 @@ cluster_down() {
 }
 
 # node_busy_ms NODE: the busy CPU time of a node of the running cluster
-# since its boot, as the guest case's busy_ms counts it (USER_HZ 100:
-# user, nice, system, irq, softirq; not steal, which is time the vCPU did
-# not run), or nothing if the node did not answer.
-node_busy_ms() {
-	cx "$1" "head -n 1 /proc/stat" |
-		awk '$1 == "cpu" { print ($2 + $3 + $4 + $7 + $8) * 10; exit }'
-}
+# since its boot (the guests' busy_ms, tests/guest/cases/lib.sh, as the
+# workload's node counts its own), or nothing if the node did not answer.
+node_busy_ms() { cx "$1" ". /cases/lib.sh; busy_ms"; }
 
 # numbers: the lines of stdin that are whole numbers, sorted.  awk, not
 # grep: no match is not a failure under pipefail.
@@ -400,7 +396,7 @@ network_rtt() {
 # it failed, and the run's other figures in CLUSTER_FIGS (run_recorded).
 # Not in a subshell: cleanup must see CLUSTER_UP.
 cluster_run() {
-	local config=$1 frac=$2 round=$3 log=$4 extra='' mode=$1 conf worker nodes
+	local config=$1 frac=$2 round=$3 log=$4 extra='' mode=pair conf worker nodes
 	local n lenders=() busy0=() busy=0 rtt load=('-' '-') lat=$OUT/latency/$WORKLOAD-$config-$frac-$round b
 	local flags=() params=''
 	CLUSTER_LINE=''
@@ -415,7 +411,10 @@ cluster_run() {
 	nbd/*) extra=$NBD_INITRD ;;
 	*/sort) extra=$SORT_INITRD ;;
 	esac
+	# The guest case's mode: every cluster configuration but nbd runs
+	# ramster as the nodes loaded it.
 	case "$config" in
+	nbd) mode=nbd ;;
 	pair-auth) params=encrypt=0 ;;
 	pair-insecure) flags=(--insecure) ;;
 	esac
@@ -431,12 +430,9 @@ cluster_run() {
 		cluster_down
 		return
 	fi
-	case "$config" in
-	pair-nora)
+	if [ "$config" = pair-nora ]; then
 		cx "$worker" "echo 0 > /sys/module/ramster/parameters/remote_readahead" >> "$log"
-		mode=pair ;;
-	peers3|memserver|pair-auth|pair-insecure) mode=pair ;;
-	esac
+	fi
 	rtt=$(network_rtt "$conf" "$worker" "${lenders[0]}" "$lat.echo")
 	for n in "${lenders[@]}"; do
 		busy0+=("$(node_busy_ms "$n")")
@@ -942,21 +938,21 @@ check_configs() {
 
 # drop_workload NAME: NAME out of WORKLOADS (at least one stays: verify).
 drop_workload() {
-	local w kept=()
-	for w in "${WORKLOADS[@]}"; do
-		[ "$w" = "$1" ] || kept+=("$w")
-	done
-	[ ${#kept[@]} -gt 0 ] || kept=(verify)
-	WORKLOADS=("${kept[@]}")
+	drop_from WORKLOADS "$1"
+	[ ${#WORKLOADS[@]} -gt 0 ] || WORKLOADS=(verify)
 }
 
 # drop_config NAME: NAME out of CONFIGS.
-drop_config() {
-	local c kept=()
-	for c in "${CONFIGS[@]}"; do
-		[ "$c" = "$1" ] || kept+=("$c")
+drop_config() { drop_from CONFIGS "$1"; }
+
+# drop_from ARRAY NAME: every NAME out of the array named ARRAY.
+drop_from() {
+	local -n list=$1
+	local item kept=()
+	for item in "${list[@]}"; do
+		[ "$item" = "$2" ] || kept+=("$item")
 	done
-	CONFIGS=("${kept[@]}")
+	list=("${kept[@]}")
 }
 
 bench_swap() {

@@ -39,8 +39,6 @@ done
 mixarg=
 [ "$mix" = realistic ] && mixarg=-X
 
-# busy_ms: the CPU time all CPUs spent busy since boot (USER_HZ is 100).
-busy_ms() { awk '$1 == "cpu" { print ($2 + $3 + $4 + $7 + $8) * 10; exit }' /proc/stat; }
 
 # net_bytes: bytes received and sent on eth0 since boot (0 without it).
 net_bytes() {

@@ -42,6 +42,12 @@ stat_of() { cat "$RAMSTER/$1"; }
 fs_stat() { cat "$FRONTSWAP/$1"; }
 vmstat_of() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 ram_mib() { awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo; }
+
+# busy_ms: the CPU time all CPUs spent busy since boot, in ms (USER_HZ is
+# 100): user, nice, system, irq, softirq; not steal, which is time the
+# vCPU did not run.  The benchmark's CPU figures, in the workload's node
+# (cases/bench.sh) and in its lenders (tests/bench.sh) alike.
+busy_ms() { awk '$1 == "cpu" { print ($2 + $3 + $4 + $7 + $8) * 10; exit }' /proc/stat; }
 cc_stat() { cat "$CLEANCACHE/$1"; }
 
 # data_disk N: the device of data disk N (QEMU gave it the serial dataN).
