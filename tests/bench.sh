@@ -513,17 +513,22 @@ mix_description() {
 	fi
 }
 
+# middle: the median of the numbers on stdin, one per line ("-" if none;
+# the integer mean of the two middle ones for an even count).
+middle() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "-"; exit }
+		if (NR % 2) print v[(NR + 1) / 2];
+		else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+
 # median CONFIG FRACTION [COLUMN]: median of COLUMN (a name of
 # RAW_COLUMNS, total_ms unless given) over the successful runs, or "-".
 median() {
 	local col
 	col=$(column "${3:-total_ms}")
 	awk -v c="$1" -v m="$2" -v f="$col" '$1 == c && $2 == m && $4 != "FAIL" && $f != "" && $f != "-" { print $f }' \
-		"$RAW" | sort -n |
-		awk '{ v[NR] = $1 } END {
-			if (NR == 0) { print "-"; exit }
-			if (NR % 2) print v[(NR + 1) / 2];
-			else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+		"$RAW" | middle
 }
 
 runs_of() {
@@ -769,11 +774,7 @@ security_run() {
 # (FILE: under build/bench/, security-raw.txt unless given).
 sec_median() {
 	awk -v m="$1" -v f="$2" '$1 == m && $3 != "FAIL" && $f != "-" { print $f }' \
-		"$OUT/${3:-security-raw.txt}" | sort -n |
-		awk '{ v[NR] = $1 } END {
-			if (NR == 0) { print "-"; exit }
-			if (NR % 2) print v[(NR + 1) / 2];
-			else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+		"$OUT/${3:-security-raw.txt}" | middle
 }
 
 security_table() {
