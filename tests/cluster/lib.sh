@@ -41,15 +41,17 @@ problem() {
 	PROBLEM="${PROBLEM:+$PROBLEM; }$*"
 }
 
-# check NAME FUNCTION [ARGS...]: run one check and print its result.  The
-# function says what went wrong with "problem" and may set FIGURES (what
-# it measured: the comment of an ok).
+# check NAME FUNCTION [ARGS...]: run one check and print its result and
+# how long it took (the suite's time profile).  The function says what
+# went wrong with "problem" and may set FIGURES (what it measured: the
+# comment of an ok).
 check() {
-	local name=$1
+	local name=$1 start=$SECONDS
 	shift
 	PROBLEM=
 	FIGURES=
 	"$@"
+	echo "# check $name: $((SECONDS - start)) s"
 	if [ -z "$PROBLEM" ]; then
 		echo "RESULT: ok $name${FIGURES:+ # $FIGURES}"
 	else
