@@ -22,6 +22,15 @@ shrink_rate() {
 		END { if (ms) printf "%d pages in %d ms of passes (%d pages/s)", n, ms, n * 1000 / ms }'
 }
 
+# suction_state NODE: what suction saw, for a failure message.
+suction_state() {
+	local c
+	for c in suction_runs suction_remote_pages suction_pages remote_loads_failed under_replicated peers/2/state; do
+		printf '%s=%s ' "${c##*/}" "$(dbg "$1" "$c")"
+	done
+	cx "$1" "grep -E '^(MemTotal|MemAvailable):' /proc/meminfo; cat /sys/kernel/debug/frontswap/curr_pages" | tr -s ' \n' ' '
+}
+
 # Suction: the hog goes, memory is plentiful again, pages come home.
 suction_brings_pages_home() {
 	local t0 t1
@@ -30,7 +39,7 @@ suction_brings_pages_home() {
 	t0=$(date +%s)
 	set_param 1 suction_interval_ms 1000
 	wait_until 180 remote_is_zero 1 ||
-		problem "remote pages still $(dbg 1 remote_pages) after 180s"
+		problem "remote pages still $(dbg 1 remote_pages) after 180s ($(suction_state 1))"
 	t1=$(date +%s)
 	unpark 1
 	verify_parked 1
