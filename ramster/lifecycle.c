@@ -50,6 +50,7 @@
 #include "index.h"
 #include "lender.h"
 #include "lifecycle.h"
+#include "readahead.h"
 #include "recall.h"
 #include "remote.h"
 #include "shrink.h"
@@ -175,6 +176,8 @@ static int ramster_drain(void)
 		       held);
 		return -EBUSY;
 	}
+	/* Pages fetched ahead that nobody will load hold entries, and us. */
+	ramster_ra_drop_all();
 	pr_info("drained: no page held; rmmod can proceed once the configfs nodes are removed\n");
 	return 0;
 }

@@ -474,19 +474,14 @@ void ramster_ra_expire(void)
 	}
 }
 
-/**
- * ramster_ra_drop_tree - drop every page fetched ahead for a tree
- * @tree: a tree whose swap area is being switched off
- *
- * Called before its entries are dropped, so that none outlives them: its
- * last reference would send a per-page invalidation after the area's,
- * and keep the entry (and the module) until it went.  GETs still in
- * flight are cancelled; one whose answer is being handled right now is
+/*
+ * Drop the slots of @tree, or of every tree if @tree is NULL.  GETs still
+ * in flight are cancelled; one whose answer is being handled right now is
  * waited for (its ->done() does not sleep), and so is a reference just
- * being dropped by whoever freed a slot.  No load of the area runs any
- * more (swapoff), so no slot of it may be claimed.  Sleeps.
+ * being dropped by whoever freed a slot.  A slot claimed by a load is
+ * left to it (it releases the slot itself).  Sleeps.
  */
-void ramster_ra_drop_tree(struct ramster_tree *tree)
+static void ramster_ra_drop(struct ramster_tree *tree)
 {
 	struct ramster_ra_slot *slot;
 	bool inflight;
@@ -495,8 +490,8 @@ void ramster_ra_drop_tree(struct ramster_tree *tree)
 	for (i = 0; i < RAMSTER_RA_SLOTS; i++) {
 		slot = &ramster_ra_slots[i];
 		spin_lock(&ramster_ra_lock);
-		if (slot->state == RAMSTER_RA_FREE || slot->tree != tree ||
-		    WARN_ON_ONCE(slot->claimed)) {
+		if (slot->state == RAMSTER_RA_FREE ||
+		    (tree && slot->tree != tree) || slot->claimed) {
 			spin_unlock(&ramster_ra_lock);
 			continue;
 		}
@@ -515,10 +510,38 @@ void ramster_ra_drop_tree(struct ramster_tree *tree)
 		ramster_ra_release(slot, false);
 	}
 	/*
-	 * A slot of the tree freed by someone else (expiry, a fetch taking
-	 * the slot) just before we looked: its reference goes in a moment.
+	 * A slot freed by someone else (expiry, a fetch taking the slot)
+	 * just before we looked: its reference goes in a moment.
 	 */
 	wait_var_event(&ramster_ra_putting, !atomic_read(&ramster_ra_putting));
+}
+
+/**
+ * ramster_ra_drop_tree - drop every page fetched ahead for a tree
+ * @tree: a tree whose swap area is being switched off
+ *
+ * Called before its entries are dropped, so that none outlives them: its
+ * last reference would send a per-page invalidation after the area's,
+ * and keep the entry (and the module) until it went.  No load of the area
+ * runs any more (swapoff), so no slot of it may be claimed.  Sleeps.
+ */
+void ramster_ra_drop_tree(struct ramster_tree *tree)
+{
+	ramster_ra_drop(tree);
+}
+
+/**
+ * ramster_ra_drop_all - drop every page fetched ahead
+ *
+ * Called once the node has drained (frontswap holds no page of ours, so
+ * no load will claim a slot any more): a staged page nobody loaded would
+ * keep its entry, and so the module, until it expired, RAMSTER_RA_AGE_MS
+ * later, and an rmmod right after the drain would be refused for it.
+ * Sleeps.
+ */
+void ramster_ra_drop_all(void)
+{
+	ramster_ra_drop(NULL);
 }
 
 int ramster_ra_init(void)

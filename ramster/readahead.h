@@ -18,5 +18,6 @@ int ramster_ra_take(struct ramster_tree *tree, struct ramster_entry *entry,
 		    void *buf, u8 *asked);
 void ramster_ra_expire(void);
 void ramster_ra_drop_tree(struct ramster_tree *tree);
+void ramster_ra_drop_all(void);
 
 #endif /* _RAMSTER_READAHEAD_H */
