@@ -20,6 +20,14 @@
 #   tests/cluster/      one cluster per session (over tests/cluster/lib.sh),
 #                       "# timeout:" for the whole session
 #
+# Cases and sessions run RAMSTER_TEST_LANES at a time (default 2; 1: one
+# after the other): a session's guests mostly wait (on agents, links,
+# timers) and use about one core between them, so two jobs fill a 2-core
+# machine; each has its own logs, disks, network namespace and runtime
+# directory.  They start longest timeout first (the sessions, then the
+# cases) and are reported in that order, the oldest running one live, the
+# next as soon as it ends.
+#
 # A result "ok NAME # SKIP REASON" is a skip, counted apart: the last line
 # is "N passed, N failed, N skipped", and the exit status is 0 only with
 # no failure.  RAMSTER_TEST_LONG_PATH=1 (set by .ci/run) adds a check that
@@ -309,15 +317,38 @@ long_path_test() {
 	LONG_PATH_BASE=
 }
 
-SESSION_PID=
+# The launcher of cases and sessions (run_jobs) and its directory of
+# per-job files (start_job).
+LAUNCHER_PID=
+LANES_DIR=
 cleanup() {
+	local f pid n pids alive
 	qemu_cleanup
 	if [ -n "$NETNS" ]; then netns_destroy "$NETNS"; fi
-	# The session's own trap takes its cluster down.
-	if [ -n "$SESSION_PID" ]; then
-		kill "$SESSION_PID" 2>/dev/null || true
-		wait "$SESSION_PID" 2>/dev/null || true
+	# No job starts any more (a job being started stops itself when it
+	# sees "stop" after writing its PID, start_job).
+	if [ -n "$LANES_DIR" ]; then touch "$LANES_DIR/stop"; fi
+	if [ -n "$LAUNCHER_PID" ]; then
+		kill "$LAUNCHER_PID" 2>/dev/null || true
+		wait "$LAUNCHER_PID" 2>/dev/null || true
 	fi
+	# Each running session's own trap takes its cluster down once its
+	# timeout passes it the TERM (and timeout -k kills it 120 s later); a
+	# case's takes its guest down.  All at once, then waited for.
+	pids=()
+	for f in "${LANES_DIR:-/nonexistent}"/*.pid; do
+		if [ ! -f "$f" ] || [ -f "${f%.pid}.rc" ]; then continue; fi
+		pid=$(cat "$f")
+		if kill "$pid" 2>/dev/null; then pids+=("$pid"); fi
+	done
+	for ((n = 0; n < 1300; n++)); do
+		alive=0
+		for pid in "${pids[@]}"; do
+			if kill -0 "$pid" 2>/dev/null; then alive=1; fi
+		done
+		[ "$alive" = 1 ] || break
+		sleep 0.1
+	done
 	if [ -n "$LONG_PATH_BASE" ]; then rm -rf "$LONG_PATH_BASE"; fi
 }
 
@@ -412,7 +443,9 @@ data_disks() {
 	done
 }
 
-# run_case FILE: one guest boot for a case of tests/guest/cases/.
+# run_case FILE: one guest boot for a case of tests/guest/cases/ (a job
+# of run_jobs, in the launcher): prints its results as a session does
+# ("RESULT: ..." lines, "# ..." progress lines).
 run_case() {
 	local file=$1 name mem timeout disk data append results dir log r line
 	name=$(basename "$file" .sh)
@@ -435,18 +468,20 @@ run_case() {
 	if [ -n "$data" ]; then
 		local drives
 		if ! drives=$(data_disks "$dir" "$data"); then
-			missing_results "$results" " " "cannot make the data disk ($data)"
+			for r in $results; do
+				echo "RESULT: not ok $r # cannot make the data disk ($data)"
+			done
 			return
 		fi
 		mapfile -t -O "${#qemu_args[@]}" qemu_args <<< "$drives"
 	fi
 
-	echo "# [$(elapsed)] case $name: ${mem} MiB guest, timeout ${timeout}s, log $log"
+	echo "# case $name: ${mem} MiB guest, timeout ${timeout}s, log $log"
 	qemu_start "$log" "$mem" 2 "$KERNEL" "$INITRD" \
 		"ramster_test=$name $append" "${qemu_args[@]}"
 	local timed_out=no
 	qemu_wait "$QEMU_LAST_PID" "$timeout" || timed_out=yes
-	echo "# [$(elapsed)] case $name: guest exited (timed out: $timed_out)"
+	echo "# case $name: guest exited (timed out: $timed_out)"
 	rm -f "$dir/swap.img" "$dir"/data*.img	# the console log stays
 
 	local problem
@@ -460,59 +495,182 @@ run_case() {
 			grep -aE "^RESULT: (not )?ok $r( |$)" | head -n 1 || true)
 		if [ -z "$line" ]; then
 			if [ "$timed_out" = yes ]; then
-				report "not ok" "$r" "no result: timed out after ${timeout}s"
+				echo "RESULT: not ok $r # no result: timed out after ${timeout}s"
 			else
-				report "not ok" "$r" "no result: guest ended early, see $log"
+				echo "RESULT: not ok $r # no result: guest ended early, see $log"
 			fi
 		elif [ -n "$problem" ]; then
-			report "not ok" "$r" "$problem"
+			echo "RESULT: not ok $r # $problem"
 		else
-			report_line "$line"
+			echo "$line"
 		fi
 	done
 }
 
-# run_session FILE: one cluster session of tests/cluster/, its results
-# reported as its checks print them.
-run_session() {
-	local file=$1 name timeout results line seen=' ' abort='' rc=0 log r
-	name=$(basename "$file" .sh)
-	timeout=$(($(header "$file" timeout) * SCALE))
-	results=$(results_of "$file")
-	log=$LOGS/cluster-$name.log
-	echo "# [$(elapsed)] cluster session $name: timeout ${timeout}s, log $log"
-	exec {fd}< <(exec timeout -k 120 "$timeout" bash "$file" 2>"$log")
-	SESSION_PID=$!
-	while IFS= read -r line <&"$fd"; do
-		case "$line" in
-		"RESULT: "*)
-			r=${line#RESULT: }
-			r=${r#not }
-			r=${r#ok }
-			r=${r%% *}
-			if [[ " $results " != *" $r "* ]]; then
-				report "not ok" "$r" "not declared in $(basename "$file")"
-			elif [[ "$seen" == *" $r "* ]]; then
-				report "not ok" "$r" "reported twice"
-			else
-				report_line "$line"
-			fi
-			seen="$seen$r "
-			;;
-		"SESSION-ABORT: "*) abort=${line#SESSION-ABORT: } ;;
-		"# "*) echo "# [$(elapsed)] ${line#\# }" ;;
-		*) echo "$line" >> "$log" ;;
-		esac
+# job_timeout FILE: a case's or a session's timeout in seconds.
+job_timeout() { echo $(($(header "$1" timeout) * SCALE)); }
+
+# is_session FILE: a cluster session (else a guest case)?
+is_session() { [ "$(dirname "$1")" = "$SESSIONS_DIR" ]; }
+
+# job_name FILE: cluster-NAME for a session, case-NAME for a case (a
+# case and a session may share a name).
+job_name() {
+	if is_session "$1"; then
+		echo "cluster-$(basename "$1" .sh)"
+	else
+		echo "case-$(basename "$1" .sh)"
+	fi
+}
+
+# case_job FILE: run_case in a process of its own, whose TERM takes its
+# guest down.
+case_job() {
+	QEMU_PIDS=()
+	qemu_traps qemu_cleanup
+	run_case "$1"
+}
+
+# start_job FILE: run one case or session (in the launcher), its stdout in
+# LANES_DIR/JOB.out, its PID in JOB.pid, its exit status in JOB.rc once
+# it ended.  A session's stderr goes to its log, a case's to JOB.err.
+start_job() {
+	local file=$1 job rc=0 pid
+	job=$(job_name "$file")
+	# Before the PID: the reporter follows the output once the PID is
+	# there, and appends the lines it does not report to the log.
+	: > "$LANES_DIR/$job.out"
+	if is_session "$file"; then
+		: > "$LOGS/$job.log"
+		timeout -k 120 "$(job_timeout "$file")" bash "$file" \
+			> "$LANES_DIR/$job.out" 2>> "$LOGS/$job.log" &
+	else
+		: > "$LANES_DIR/$job.err"
+		case_job "$file" > "$LANES_DIR/$job.out" 2>> "$LANES_DIR/$job.err" &
+	fi
+	pid=$!
+	echo "$pid" > "$LANES_DIR/$job.pid"
+	# cleanup() may have looked for PIDs just before this one was written.
+	if [ -e "$LANES_DIR/stop" ]; then kill "$pid" 2>/dev/null || true; fi
+	wait "$pid" || rc=$?
+	echo "$rc" > "$LANES_DIR/$job.rc"
+}
+
+# launch_jobs LANES FILE...: start the jobs in this order, LANES at a time.
+launch_jobs() {
+	local lanes=$1 f
+	shift
+	trap - EXIT
+	trap 'exit 143' INT TERM
+	for f in "$@"; do
+		while [ "$(jobs -pr | wc -l)" -ge "$lanes" ]; do
+			wait -n || true
+		done
+		[ ! -e "$LANES_DIR/stop" ] || break
+		start_job "$f" &
 	done
-	exec {fd}<&-
-	wait "$SESSION_PID" || rc=$?
-	SESSION_PID=
-	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	wait
+}
+
+# run_jobs FILE...: the guest cases and cluster sessions, longest timeout
+# first (sessions, then cases), LANES at a time; each reported in that
+# order (follow_job).
+run_jobs() {
+	local lanes=${RAMSTER_TEST_LANES:-2} f order=()
+	[ "$#" -gt 0 ] || return 0
+	[[ "$lanes" =~ ^[1-9][0-9]*$ ]] || lanes=1
+	mapfile -t order < <(for f in "$@"; do
+		echo "$(job_timeout "$f") $f"
+	done | sort -s -k1,1nr | cut -d' ' -f2-)
+	LANES_DIR=$LOGS/lanes
+	rm -rf "$LANES_DIR"
+	mkdir -p "$LANES_DIR"
+	echo "# [$(elapsed)] ${#order[@]} cases and sessions, $lanes at a time"
+	launch_jobs "$lanes" "${order[@]}" &
+	LAUNCHER_PID=$!
+	for f in "${order[@]}"; do
+		follow_job "$f"
+	done
+	wait "$LAUNCHER_PID" || true
+	LAUNCHER_PID=
+}
+
+# session_line LINE: one line of a job's output (follow_job's variables:
+# file, results, seen, abort, log).
+session_line() {
+	local line=$1 r
+	case "$line" in
+	"RESULT: "*)
+		r=${line#RESULT: }
+		r=${r#not }
+		r=${r#ok }
+		r=${r%% *}
+		if [[ " $results " != *" $r "* ]]; then
+			report "not ok" "$r" "not declared in $(basename "$file")"
+		elif [[ "$seen" == *" $r "* ]]; then
+			report "not ok" "$r" "reported twice"
+		else
+			report_line "$line"
+		fi
+		seen="$seen$r "
+		;;
+	"SESSION-ABORT: "*) abort=${line#SESSION-ABORT: } ;;
+	"# "*) echo "# [$(elapsed)] ${line#\# }" ;;
+	*) echo "$line" >> "$log" ;;
+	esac
+}
+
+# follow_job FILE: the results of a job the launcher started (or will),
+# reported as they are printed: its output is followed until it ends.
+follow_job() {
+	local file=$1 job name timeout results line seen=' ' abort='' rc=0 log
+	local out pidf lines=0
+	job=$(job_name "$file")
+	name=$(basename "$file" .sh)
+	timeout=$(job_timeout "$file")
+	results=$(results_of "$file")
+	log=$LOGS/$job.log
+	is_session "$file" || log=$LANES_DIR/$job.err
+	out=$LANES_DIR/$job.out
+	pidf=$LANES_DIR/$job.pid
+	while [ ! -s "$pidf" ]; do
+		kill -0 "$LAUNCHER_PID" 2>/dev/null || break
+		sleep 0.5
+	done
+	if [ ! -s "$pidf" ]; then
+		missing_results "$results" "$seen" "no result: never started"
+		return
+	fi
+	if is_session "$file"; then
+		echo "# [$(elapsed)] cluster session $name: timeout ${timeout}s, log $log"
+	fi
+	# A running job is followed (tail reads the file once more after the
+	# job ends); what it may still have missed is read after it, from the
+	# line it stopped at.  A job that ended already is only read (its PID
+	# may belong to another process by now).
+	if [ ! -s "$LANES_DIR/$job.rc" ]; then
+		exec {fd}< <(exec tail -n +1 -s 0.5 -f --pid="$(cat "$pidf")" "$out")
+		while IFS= read -r line <&"$fd" || [ -n "$line" ]; do
+			session_line "$line"
+			lines=$((lines + 1))
+		done
+		exec {fd}<&-
+	fi
+	while [ ! -s "$LANES_DIR/$job.rc" ] && kill -0 "$LAUNCHER_PID" 2>/dev/null; do
+		sleep 0.2
+	done
+	while IFS= read -r line || [ -n "$line" ]; do
+		session_line "$line"
+	done < <(tail -n +$((lines + 1)) "$out")
+	rc=$(cat "$LANES_DIR/$job.rc" 2>/dev/null || echo 1)
+	if is_session "$file" && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then
 		abort="timed out after ${timeout}s"
 	fi
 	missing_results "$results" "$seen" \
-		"no result: ${abort:-session ended early (exit $rc), see $log}"
-	echo "# [$(elapsed)] cluster session $name: done"
+		"no result: ${abort:-ended early (exit $rc), see $log}"
+	if is_session "$file"; then
+		echo "# [$(elapsed)] cluster session $name: done"
+	fi
 }
 
 # cases_of DIR: the test files of DIR (those that declare results).
@@ -575,12 +733,7 @@ main() {
 	netns_tests
 	failed_up_test
 	if [ -n "$FLAVOR" ] && [ -z "${RAMSTER_TEST_NESTED:-}" ]; then debug_checkers_test; fi
-	for f in "${to_run[@]}"; do
-		run_case "$f"
-	done
-	for f in "${sessions[@]}"; do
-		run_session "$f"
-	done
+	run_jobs "${to_run[@]}" "${sessions[@]}"
 	if [ "${RAMSTER_TEST_LONG_PATH:-}" = 1 ]; then long_path_test; fi
 	echo "# total time $(elapsed)"
 	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
