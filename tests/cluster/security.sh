@@ -151,7 +151,7 @@ wrong_key_rejected() {
 	# Then while node 2 swaps through node 1.
 	puts0=$(dbg 2 remote_puts)
 	downs0=$(dbg 1 peers/2/link_downs)
-	work_bg 2 $((MEM * 2)) 11
+	work_bg 2 $((MEM * 2)) 11 "" 2
 	for i in 1 2 3; do
 		sleep 5
 		fuzz "wrongkey-load-$i" 2 "$AS9 -k $KEY wrongkey"
@@ -221,7 +221,7 @@ $FUZZ_OUT"
 replay_flip_reorder_closed() {
 	local b a downs0
 	downs0=$(dbg 1 peers/2/link_downs)
-	work_bg 2 $((MEM * 2)) 13
+	work_bg 2 $((MEM * 2)) 13 "" 2
 	sleep 5
 	b=$(summary 1)
 	fuzz integrity 2 "$AS9 -k $KEY integrity"
@@ -255,7 +255,7 @@ fuzzer_authenticated_frames() {
 		problem "without the key, node 1 holds pages for node 9"
 
 	downs0=$(dbg 1 peers/2/link_downs)
-	work_bg 2 $((MEM * 2)) 17
+	work_bg 2 $((MEM * 2)) 17 "" 2
 	b=$(summary 1)
 	fuzz malformed 2 "$AS9 -k $KEY live malformed handshake -L 10"
 	a=$(summary 1)
