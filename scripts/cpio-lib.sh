@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Sourced by the initramfs builders (build-initramfs.sh,
-# build-nbd-initramfs.sh, build-sort-initramfs.sh), which define die().
+# build-nbd-initramfs.sh, build-tool-initramfs.sh), which define die().
 
 # pack_cpio ROOT OUT: ROOT as a gzip'd newc cpio archive OUT, the form the
 # kernel unpacks as an initramfs or as one member of it; reproducible

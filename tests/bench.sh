@@ -64,7 +64,13 @@
 # throttle (bytes/s and IOPS) divided by the factor for the swap part, so
 # that the disk looks to the emulated CPU as it would to a native one (run
 # once without and once with it for raw and dilated figures; the header
-# says which).  A measurement, never a pass/fail test.
+# says which), and the network of the cluster configurations slowed the
+# same way: a netem qdisc on every node's NIC (Debian's tc in the guests,
+# scripts/build-tool-initramfs.sh; this host's kernel has no sch_netem
+# for the bridge) adds (factor - 1) times BENCH_NET_RTT_US (default 50,
+# the round trip of the native link modelled) to each round trip, half
+# each way, and limits each NIC to BENCH_NET_GBITS (default 10) over the
+# factor.  A measurement, never a pass/fail test.
 #
 # security: the cost of the cluster key (issue 11).  The pair of
 # tests/configs/pair-fuzz.conf booted three ways, RUNS interleaved rounds:
@@ -151,8 +157,15 @@ cluster_layout() {
 	esac
 }
 is_cluster_config() { [ -n "$(cluster_layout "$1")" ]; }
+any_cluster_config() {
+	local config
+	for config in "${CONFIGS[@]}"; do
+		is_cluster_config "$config" && return 0
+	done
+	return 1
+}
 NBD_INITRD=$TOP/build/initramfs-nbd.cpio.gz
-# The sort workload's GNU sort (scripts/build-sort-initramfs.sh), and the
+# The sort workload's GNU sort (scripts/build-tool-initramfs.sh), and the
 # initramfs of a single guest with it, of nbd's nodes with it.
 SORT_INITRD=$TOP/build/initramfs-sort.cpio.gz
 SORT_GUEST_INITRD=$TOP/build/bench/initramfs-with-sort.cpio.gz
@@ -206,15 +219,23 @@ PAIR_CC_PERCENT=${BENCH_PAIR_CC_PERCENT:-5}
 DISK_MBPS=${BENCH_DISK_MBPS:-50}
 DISK_IOPS=${BENCH_DISK_IOPS:-5000}
 DILATE=${BENCH_DILATE:-0}
+NET_RTT_US=${BENCH_NET_RTT_US:-50}
+NET_GBITS=${BENCH_NET_GBITS:-10}
+# Debian's tc, for the dilated network (build-tool-initramfs.sh).
+TC_INITRD=$TOP/build/initramfs-tc.cpio.gz
 START=$(date +%s)
 
 # The throttle in effect (bytes/s, IOPS, and what the header says of it):
 # the configured one, which dilate() divides by the TCG factor for the
 # swap part when BENCH_DILATE=1 and undilate() sets back.
+# The netem delay each way (us) and rate (kbit/s) in effect: none unless
+# dilated.
 undilate() {
 	DISK_BPS=$((DISK_MBPS * 1000000))
 	THROTTLE_IOPS=$DISK_IOPS
 	DILATED=
+	NET_DELAY_US=
+	NET_RATE_KBIT=
 }
 undilate
 
@@ -229,6 +250,29 @@ disk_description() {
 	else
 		echo "a host file throttled to $(awk -v b="$DISK_BPS" 'BEGIN { printf "%.1f", b / 1e6 }') MB/s and $THROTTLE_IOPS IOPS$DILATED"
 	fi
+}
+
+network_description() {
+	if [ -z "$NET_DELAY_US" ]; then
+		echo "network: the bridge at native speed (raw)"
+	else
+		echo "network dilated: netem on each node's NIC, +${NET_DELAY_US} us each way and ${NET_RATE_KBIT} kbit/s"
+		echo "(a ${NET_GBITS} Gbit/s link of ${NET_RTT_US} us round trip, over the factor)"
+	fi
+}
+
+# netem_on NODE KEEP: the dilated network's qdisc on NODE's NIC, then
+# tc's files not in KEEP (the files of the run's other cpio members) gone,
+# so that the node keeps the RAM of an undilated run; fails if the
+# qdisc is not in place.
+netem_on() {
+	local out drop
+	drop=$(zcat "$TC_INITRD" | cpio -t --quiet 2>/dev/null |
+		grep -E '(\.so(\.[0-9]+)*|^usr/sbin/tc)$' | grep -vxF -f <(printf '%s\n' "$2") |
+		sed 's|^|/|' | tr '\n' ' ' || true)
+	out=$(cx "$1" "/usr/sbin/tc qdisc replace dev eth0 root netem delay ${NET_DELAY_US}us rate ${NET_RATE_KBIT}kbit limit 100000 && /usr/sbin/tc qdisc show dev eth0; rm -f $drop")
+	echo "node $1: $out"
+	grep -q "qdisc netem" <<< "$out"
 }
 
 # bench_line LOG: waits for the guest just started, then prints the BENCH:
@@ -418,12 +462,40 @@ cluster_run() {
 	pair-auth) params=encrypt=0 ;;
 	pair-insecure) flags=(--insecure) ;;
 	esac
+	# The dilated network's tc rides with the run's other member, if any
+	# (one file per combination).
+	local members=$extra
+	if [ -n "$NET_DELAY_US" ]; then
+		members=$OUT/cluster/with-tc-$(basename "${extra:-none}")
+		mkdir -p "$OUT/cluster"
+		[ -f "$members" ] || cat ${extra:+"$extra"} "$TC_INITRD" > "$members"
+	fi
 	CLUSTER_UP=yes
 	# shellcheck disable=SC2086  # nodes: numbers
-	if ! RAMSTER_EXTRA_INITRD=$extra RAMSTER_SWAP_DISK_OPTIONS=$(disk_limits) \
+	if ! RAMSTER_EXTRA_INITRD=$members RAMSTER_SWAP_DISK_OPTIONS=$(disk_limits) \
 		RAMSTER_PARAMS=$params "$CLUSTER" up "${flags[@]}" "$conf" $nodes > "$log" 2>&1; then
 		cluster_down
 		return
+	fi
+	if [ -n "$NET_DELAY_US" ]; then
+		# Listed member by member: cpio -t stops at the end of the first
+		# archive of a concatenation.
+		local keep='' m parts=()
+		case "$extra" in
+		"") ;;
+		"$SORT_NBD_INITRD") parts=("$NBD_INITRD" "$SORT_INITRD") ;;
+		*) parts=("$extra") ;;
+		esac
+		for m in "${parts[@]}"; do
+			keep+=$(zcat "$m" | cpio -t --quiet 2>/dev/null || true)$'\n'
+		done
+		for n in $nodes; do
+			if ! netem_on "$n" "$keep" >> "$log"; then
+				echo "bench: $config: no netem on node $n, see $log" >&2
+				cluster_down
+				return
+			fi
+		done
 	fi
 	if [ "$config" = nbd ] && ! nbd_setup "$log"; then
 		echo "bench: nbd: setup failed, see $log" >&2
@@ -491,16 +563,24 @@ tcg_factor() {
 # emulated CPU as it would to a native one.  undilate (above) puts it
 # back.
 dilate() {
-	[ "$DILATE" = 1 ] && [ "$DISK_MBPS" != 0 ] || return 0
+	[ "$DILATE" = 1 ] || return 0
 	if [ "$TCG_FACTOR" = - ]; then
 		echo "bench: no TCG slowdown factor measured: not dilated" >&2
 		return 0
 	fi
-	DISK_BPS=$(awk -v b="$((DISK_MBPS * 1000000))" -v f="$TCG_FACTOR" 'BEGIN { print int(b / f) }')
-	THROTTLE_IOPS=$(awk -v i="$DISK_IOPS" -v f="$TCG_FACTOR" 'BEGIN { v = int(i / f); print v < 1 ? 1 : v }')
-	DILATED=" (dilated: $DISK_MBPS MB/s and $DISK_IOPS IOPS over the factor)"
-	printf '[bench %4ss] dilated: the disk throttled to %s bytes/s and %s IOPS\n' \
-		"$(($(date +%s) - START))" "$DISK_BPS" "$THROTTLE_IOPS"
+	if [ "$DISK_MBPS" != 0 ]; then
+		DISK_BPS=$(awk -v b="$((DISK_MBPS * 1000000))" -v f="$TCG_FACTOR" 'BEGIN { print int(b / f) }')
+		THROTTLE_IOPS=$(awk -v i="$DISK_IOPS" -v f="$TCG_FACTOR" 'BEGIN { v = int(i / f); print v < 1 ? 1 : v }')
+		DILATED=" (dilated: $DISK_MBPS MB/s and $DISK_IOPS IOPS over the factor)"
+		printf '[bench %4ss] dilated: the disk throttled to %s bytes/s and %s IOPS\n' \
+			"$(($(date +%s) - START))" "$DISK_BPS" "$THROTTLE_IOPS"
+	fi
+	if [ -f "$TC_INITRD" ] && any_cluster_config; then
+		NET_DELAY_US=$(awk -v r="$NET_RTT_US" -v f="$TCG_FACTOR" 'BEGIN { v = int(r * (f - 1) / 2); print v < 0 ? 0 : v }')
+		NET_RATE_KBIT=$(awk -v g="$NET_GBITS" -v f="$TCG_FACTOR" 'BEGIN { v = int(g * 1e6 / f); print v < 1 ? 1 : v }')
+		printf '[bench %4ss] dilated: netem on every node, +%s us each way, %s kbit/s\n' \
+			"$(($(date +%s) - START))" "$NET_DELAY_US" "$NET_RATE_KBIT"
+	fi
 }
 
 mix_description() {
@@ -564,6 +644,7 @@ table() {
 		echo "pages: $(mix_description)"
 	fi
 	echo "TCG slowdown factor: $TCG_FACTOR (the compression loop's pages/s, host over guest)"
+	network_description
 	echo "zram: /dev/zram0, lz4, disksize RAM/2, a higher priority than the disk"
 	echo "(swapped on first), which takes what does not fit."
 	echo "median of $RUNS interleaved runs (ms, lower is better); ratios to disk swap"
@@ -974,8 +1055,13 @@ bench_swap() {
 		echo "bench: no nbd-server for the peer (see above): no 'nbd' configuration" >&2
 		drop_config nbd
 	fi
+	if [ "$DILATE" = 1 ] && any_cluster_config &&
+		! "$TOP/scripts/build-tool-initramfs.sh" tc "$TC_INITRD"; then
+		echo "bench: no tc for the guests (see above): the network is not dilated" >&2
+		rm -f "$TC_INITRD"
+	fi
 	if [[ " ${WORKLOADS[*]} " == *" sort "* ]]; then
-		if "$TOP/scripts/build-sort-initramfs.sh" "$SORT_INITRD"; then
+		if "$TOP/scripts/build-tool-initramfs.sh" sort "$SORT_INITRD"; then
 			cat "$INITRD" "$SORT_INITRD" > "$SORT_GUEST_INITRD"
 			if has_config nbd; then
 				cat "$NBD_INITRD" "$SORT_INITRD" > "$SORT_NBD_INITRD"
