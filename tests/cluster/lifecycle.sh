@@ -32,15 +32,24 @@ suction_state() {
 }
 
 # Suction: the hog goes, memory is plentiful again, pages come home.
+# The node has about 50 MiB, and once its parked 16 MiB and its pool are
+# back the default mark (25% of RAM) is within a few pages of what is
+# available: a run ended with 85 pages still remote, MemAvailable 12712
+# kB under a 12766 kB mark, suction rightly idle.  The mark is policy;
+# what this checks is that suction brings every page home while memory
+# is above it, so the mark is 10% here.
 suction_brings_pages_home() {
-	local t0 t1
+	local t0 t1 mark
+	mark=$(cx 1 cat /sys/module/ramster/parameters/suction_free_percent)
 	set_param 1 suction_interval_ms 0
 	park_with_remote 1
 	t0=$(date +%s)
+	set_param 1 suction_free_percent 10
 	set_param 1 suction_interval_ms 1000
 	wait_until 180 remote_is_zero 1 ||
 		problem "remote pages still $(dbg 1 remote_pages) after 180s ($(suction_state 1))"
 	t1=$(date +%s)
+	set_param 1 suction_free_percent "${mark:-25}"
 	unpark 1
 	verify_parked 1
 	FIGURES="$PARKED_REMOTE remote pages home in $((t1 - t0))s; suction $(cx 1 "dmesg | grep 'suction: shrink'" | shrink_rate)"
