@@ -37,12 +37,15 @@
  * Locking: ramster_ra_lock protects the slots' fields except ->buf (owned
  * by the GET while in flight, then by whoever takes the slot).  It is
  * never held together with a tree lock: references are dropped after it
- * is released.
+ * is released.  ramster_ra_drop_mutex serializes the drops (swapoff's of
+ * one tree, a drain's of all): one never skips a slot the other claimed
+ * and is still releasing.  It is taken outside ramster_ra_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -107,6 +110,7 @@ struct ramster_ra_slot {
 
 static struct ramster_ra_slot *ramster_ra_slots;
 static DEFINE_SPINLOCK(ramster_ra_lock);	/* see the file comment */
+static DEFINE_MUTEX(ramster_ra_drop_mutex);	/* see the file comment */
 static DECLARE_WAIT_QUEUE_HEAD(ramster_ra_wait);	/* a GET answered */
 static atomic_t ramster_ra_credit = ATOMIC_INIT(RAMSTER_RA_CREDIT_MAX);
 static atomic_t ramster_ra_probe = ATOMIC_INIT(0);
@@ -479,7 +483,8 @@ void ramster_ra_expire(void)
  * in flight are cancelled; one whose answer is being handled right now is
  * waited for (its ->done() does not sleep), and so is a reference just
  * being dropped by whoever freed a slot.  A slot claimed by a load is
- * left to it (it releases the slot itself).  Sleeps.
+ * left to it (it releases the slot itself); no load runs for a tree being
+ * dropped alone (swapoff).  Sleeps.
  */
 static void ramster_ra_drop(struct ramster_tree *tree)
 {
@@ -487,11 +492,13 @@ static void ramster_ra_drop(struct ramster_tree *tree)
 	bool inflight;
 	int i;
 
+	mutex_lock(&ramster_ra_drop_mutex);
 	for (i = 0; i < RAMSTER_RA_SLOTS; i++) {
 		slot = &ramster_ra_slots[i];
 		spin_lock(&ramster_ra_lock);
 		if (slot->state == RAMSTER_RA_FREE ||
-		    (tree && slot->tree != tree) || slot->claimed) {
+		    (tree && slot->tree != tree) ||
+		    WARN_ON_ONCE(tree && slot->claimed) || slot->claimed) {
 			spin_unlock(&ramster_ra_lock);
 			continue;
 		}
@@ -514,6 +521,7 @@ static void ramster_ra_drop(struct ramster_tree *tree)
 	 * just before we looked: its reference goes in a moment.
 	 */
 	wait_var_event(&ramster_ra_putting, !atomic_read(&ramster_ra_putting));
+	mutex_unlock(&ramster_ra_drop_mutex);
 }
 
 /**
