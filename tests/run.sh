@@ -338,11 +338,14 @@ cleanup() {
 	# Each running session's own trap takes its cluster down once its
 	# timeout passes it the TERM (and timeout -k kills it 120 s later); a
 	# case's takes its guest down.  All at once, then waited for.
+	# (Every PID file, the ones written after "stop" too: a job that
+	# saw it is ending by itself.)
 	pids=()
 	for f in "${LANES_DIR:-/nonexistent}"/*.pid; do
 		if [ ! -f "$f" ] || [ -f "${f%.pid}.rc" ]; then continue; fi
 		pid=$(cat "$f")
-		if kill "$pid" 2>/dev/null; then pids+=("$pid"); fi
+		kill "$pid" 2>/dev/null || true
+		pids+=("$pid")
 	done
 	for ((n = 0; n < 1300; n++)); do
 		alive=0
@@ -527,11 +530,18 @@ job_name() {
 }
 
 # case_job FILE: run_case in a process of its own, whose TERM takes its
-# guest down.
+# guest down (and waits for it).
 case_job() {
 	QEMU_PIDS=()
-	qemu_traps qemu_cleanup
+	qemu_traps case_job_cleanup
 	run_case "$1"
+}
+case_job_cleanup() {
+	local pids=("${QEMU_PIDS[@]}") pid
+	qemu_cleanup
+	for pid in "${pids[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
 }
 
 # start_job FILE: run one case or session (in the launcher), its stdout in
@@ -575,17 +585,18 @@ launch_jobs() {
 	wait
 }
 
-# run_jobs LANES FILE...: guest cases or cluster sessions, longest timeout
-# first, LANES at a time; each reported in that order (follow_job).
+# run_jobs PHASE LANES FILE...: guest cases or cluster sessions, longest
+# timeout first, LANES at a time; each reported in that order
+# (follow_job).  Their files in $LOGS/lanes-PHASE.
 run_jobs() {
-	local lanes=$1 f order=()
-	shift
+	local phase=$1 lanes=$2 f order=()
+	shift 2
 	[ "$#" -gt 0 ] || return 0
 	[[ "$lanes" =~ ^[1-9][0-9]*$ ]] || lanes=1
 	mapfile -t order < <(for f in "$@"; do
 		echo "$(job_timeout "$f") $f"
 	done | sort -s -k1,1nr | cut -d' ' -f2-)
-	LANES_DIR=$LOGS/lanes
+	LANES_DIR=$LOGS/lanes-$phase
 	rm -rf "$LANES_DIR"
 	mkdir -p "$LANES_DIR"
 	echo "# [$(elapsed)] ${#order[@]} jobs, $lanes at a time"
@@ -686,7 +697,7 @@ tests_in() {
 }
 
 main() {
-	local selected=("$@") f name want count=4 to_run=() sessions=()
+	local selected=("$@") f name want count=6 to_run=() sessions=()
 	qemu_traps cleanup
 	if [ ! -f "$KERNEL" ] || [ ! -f "$INITRD" ]; then
 		echo "tests/run.sh: build first: make all" >&2
@@ -720,7 +731,8 @@ main() {
 			exit 2
 		fi
 	done
-	# count starts at the four host checks.
+	# count starts at the six host checks (three of the workload, the
+	# configs, the network namespace, a failed up).
 	if [ "${RAMSTER_TEST_LONG_PATH:-}" = 1 ]; then count=$((count + 1)); fi
 	if [ -n "$FLAVOR" ] && [ -z "${RAMSTER_TEST_NESTED:-}" ]; then count=$((count + 1)); fi
 	for f in "${to_run[@]}" "${sessions[@]}"; do
@@ -736,8 +748,8 @@ main() {
 	netns_tests
 	failed_up_test
 	if [ -n "$FLAVOR" ] && [ -z "${RAMSTER_TEST_NESTED:-}" ]; then debug_checkers_test; fi
-	run_jobs "${RAMSTER_CASE_LANES:-2}" "${to_run[@]}"
-	run_jobs "${RAMSTER_SESSION_LANES:-1}" "${sessions[@]}"
+	run_jobs cases "${RAMSTER_CASE_LANES:-2}" "${to_run[@]}"
+	run_jobs sessions "${RAMSTER_SESSION_LANES:-1}" "${sessions[@]}"
 	if [ "${RAMSTER_TEST_LONG_PATH:-}" = 1 ]; then long_path_test; fi
 	echo "# total time $(elapsed)"
 	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"

@@ -41,6 +41,7 @@ suction_state() {
 suction_brings_pages_home() {
 	local t0 t1 mark
 	mark=$(cx 1 cat /sys/module/ramster/parameters/suction_free_percent)
+	[[ "$mark" =~ ^[0-9]+$ ]] || mark=25
 	set_param 1 suction_interval_ms 0
 	park_with_remote 1
 	t0=$(date +%s)
@@ -49,7 +50,7 @@ suction_brings_pages_home() {
 	wait_until 180 remote_is_zero 1 ||
 		problem "remote pages still $(dbg 1 remote_pages) after 180s ($(suction_state 1))"
 	t1=$(date +%s)
-	set_param 1 suction_free_percent "${mark:-25}"
+	set_param 1 suction_free_percent "$mark"
 	unpark 1
 	verify_parked 1
 	FIGURES="$PARKED_REMOTE remote pages home in $((t1 - t0))s; suction $(cx 1 "dmesg | grep 'suction: shrink'" | shrink_rate)"
