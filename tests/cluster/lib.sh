@@ -187,9 +187,10 @@ sum_of() {
 	echo "$total"
 }
 
-# p50 and p99 of a node's remote load latencies, in microseconds.
+# p50 and p99 of a node's remote load latencies, in microseconds; nothing
+# (and no failure: callers assign it under set -e) before the first load.
 latency_figures() {
-	cx "$1" "cat $DEBUGFS/remote_load_latency_us" | grep -E '^[0-9]+$' | sort -n |
+	cx "$1" "cat $DEBUGFS/remote_load_latency_us" | { grep -E '^[0-9]+$' || true; } | sort -n |
 		awk '{ a[NR] = $1 } END { if (NR) printf "remote load latency p50 %d us, p99 %d us (%d samples)", a[int((NR + 1) / 2)], a[int(NR * 0.99 + 0.5)], NR }'
 }
 
