@@ -261,16 +261,13 @@ network_description() {
 	fi
 }
 
-# netem_on NODE KEEP: the dilated network's qdisc on NODE's NIC, then
-# tc's files not in KEEP (the files of the run's other cpio members) gone,
-# so that the node keeps the RAM of an undilated run; fails if the
-# qdisc is not in place.
+# netem_on NODE DROP: the dilated network's qdisc on NODE's NIC, then the
+# files DROP names (tc's that no other member of the run needs) gone, so
+# that the node keeps the RAM of an undilated run; fails if the qdisc is
+# not in place.
 netem_on() {
-	local out drop
-	drop=$(zcat "$TC_INITRD" | cpio -t --quiet 2>/dev/null |
-		grep -E '(\.so(\.[0-9]+)*|^usr/sbin/tc)$' | grep -vxF -f <(printf '%s\n' "$2") |
-		sed 's|^|/|' | tr '\n' ' ' || true)
-	out=$(cx "$1" "/usr/sbin/tc qdisc replace dev eth0 root netem delay ${NET_DELAY_US}us rate ${NET_RATE_KBIT}kbit limit 100000 && /usr/sbin/tc qdisc show dev eth0; rm -f $drop")
+	local out
+	out=$(cx "$1" "/usr/sbin/tc qdisc replace dev eth0 root netem delay ${NET_DELAY_US}us rate ${NET_RATE_KBIT}kbit limit 100000 && /usr/sbin/tc qdisc show dev eth0; rm -f $2")
 	echo "node $1: $out"
 	grep -q "qdisc netem" <<< "$out"
 }
@@ -480,7 +477,7 @@ cluster_run() {
 	if [ -n "$NET_DELAY_US" ]; then
 		# Listed member by member: cpio -t stops at the end of the first
 		# archive of a concatenation.
-		local keep='' m parts=()
+		local keep='' drop m parts=()
 		case "$extra" in
 		"") ;;
 		"$SORT_NBD_INITRD") parts=("$NBD_INITRD" "$SORT_INITRD") ;;
@@ -489,8 +486,11 @@ cluster_run() {
 		for m in "${parts[@]}"; do
 			keep+=$(zcat "$m" | cpio -t --quiet 2>/dev/null || true)$'\n'
 		done
+		drop=$(zcat "$TC_INITRD" | cpio -t --quiet 2>/dev/null |
+			grep -E '(\.so(\.[0-9]+)*|^usr/sbin/tc)$' | grep -vxF -f <(printf '%s\n' "$keep") |
+			sed 's|^|/|' | tr '\n' ' ' || true)
 		for n in $nodes; do
-			if ! netem_on "$n" "$keep" >> "$log"; then
+			if ! netem_on "$n" "$drop" >> "$log"; then
 				echo "bench: $config: no netem on node $n, see $log" >&2
 				cluster_down
 				return
