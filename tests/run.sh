@@ -609,9 +609,9 @@ run_jobs() {
 	LAUNCHER_PID=
 }
 
-# session_line LINE: one line of a job's output (follow_job's variables:
+# job_line LINE: one line of a job's output (follow_job's variables:
 # file, results, seen, abort, log).
-session_line() {
+job_line() {
 	local line=$1 r
 	case "$line" in
 	"RESULT: "*)
@@ -665,7 +665,7 @@ follow_job() {
 	if [ ! -s "$LANES_DIR/$job.rc" ]; then
 		exec {fd}< <(exec tail -n +1 -s 0.5 -f --pid="$(cat "$pidf")" "$out")
 		while IFS= read -r line <&"$fd" || [ -n "$line" ]; do
-			session_line "$line"
+			job_line "$line"
 			lines=$((lines + 1))
 		done
 		exec {fd}<&-
@@ -674,7 +674,7 @@ follow_job() {
 		sleep 0.2
 	done
 	while IFS= read -r line || [ -n "$line" ]; do
-		session_line "$line"
+		job_line "$line"
 	done < <(tail -n +$((lines + 1)) "$out")
 	rc=$(cat "$LANES_DIR/$job.rc" 2>/dev/null || echo 1)
 	if is_session "$file" && { [ "$rc" = 124 ] || [ "$rc" = 137 ]; }; then
