@@ -97,6 +97,21 @@ KERNEL_PROBLEMS+='|kernel BUG at|VM_BUG_ON|page dumped because|BUG [^ ]+ \((Not 
 KERNEL_PROBLEMS+='|unreferenced object 0x|memory leak detector disabled|kmemleak: (Cannot allocate|Memory pool empty)|kmemleak scan failed'
 export KERNEL_PROBLEMS
 
+# kernel_problem LOG: LOG's first kernel problem, with what the kernel
+# said just before a bare "Call Trace:" (an OOM kill, an allocation
+# failure, a stall), which is what the trace is about.  Sessions use it
+# too (exported).
+kernel_problem() {
+	awk '{ sub(/\r$/, "") }
+		/invoked oom-killer|page allocation failure|Out of memory|stall|blocked for more/ {
+			head = $0; at = NR }
+		$0 ~ ENVIRON["KERNEL_PROBLEMS"] {
+			if ($0 ~ /Call Trace/ && head != "" && NR - at <= 8)
+				$0 = head " ... " $0
+			print substr($0, 1, 240); exit }' "$1"
+}
+export -f kernel_problem
+
 N=0
 PASSED=0
 FAILED=0
@@ -373,7 +388,7 @@ missing_results() {
 # console_problem LOG: the first kernel problem LOG shows, or nothing.
 console_problem() {
 	if grep -qaE "$KERNEL_PROBLEMS" "$1"; then
-		echo "kernel problem on the console: $(grep -m1 -aE "$KERNEL_PROBLEMS" "$1" | tr -d '\r' | cut -c1-120)"
+		echo "kernel problem on the console: $(kernel_problem "$1")"
 	fi
 }
 

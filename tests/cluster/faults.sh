@@ -148,7 +148,9 @@ swapoff_races_remotify() {
 	cx 1 'kill -9 $(cat /tmp/rw.pid)' >/dev/null
 	# Gone (its memory freed, its swap entries invalidated) before
 	# swapoff: swapoff must find room for what stays.
-	wait_until 60 rewriter_gone || problem "the rewriting process did not die"
+	# shellcheck disable=SC2016  # expanded in the guest
+	wait_until 60 rewriter_gone ||
+		problem "the rewriting process did not die in 60 s: $(task_where 1 '$(cat /tmp/rw.pid)')"
 	died=$(($(date +%s) - kill0))
 	cx 1 "rm -f /tmp/swapoff.exit; (swapoff /dev/vda; echo \$? > /tmp/swapoff.exit) > /dev/null 2>&1 &" >/dev/null
 	t0=$(date +%s)
@@ -157,7 +159,9 @@ swapoff_races_remotify() {
 	cut=$(($(date +%s) - cut0))
 	swapoff_done && problem "swapoff finished with the link still cut (${cut}s): nothing raced"
 	tap_set 2 up
-	wait_until 600 swapoff_done || problem "swapoff did not return in 600 s"
+	# shellcheck disable=SC2016  # expanded in the guest
+	wait_until 600 swapoff_done ||
+		problem "swapoff did not return in 600 s: $(task_where 1 '$(pidof swapoff)')"
 	exit1=$(cx 1 'cat /tmp/swapoff.exit 2>/dev/null')
 	[ "$exit1" = 0 ] || problem "swapoff exit ${exit1:-?}"
 	wait_until 120 nothing_left 1 2 ||

@@ -131,6 +131,18 @@ node_conf() { "$TOP/build/host/ramster-conf" get "$RAMSTER_CLUSTER_DIR/cluster.c
 # RAM of a node's guest, MiB: the workloads are sized from it.
 node_mem() { node_conf "$1" memory; }
 
+# task_where NODE PID: where a process of NODE sleeps, for a failure
+# message ("pid 123 State: D (disk sleep), in folio_wait_bit < ..."): its
+# state and kernel stack, innermost first.  PID is expanded in the guest
+# ('$(pidof swapoff)').
+task_where() {
+	# shellcheck disable=SC2016  # expanded in the guest
+	cx "$1" 'p='"$2"'; [ -n "$p" ] && [ -d /proc/$p ] || { echo "pid ${p:-?} gone"; exit; }
+		echo "pid $p $(grep ^State: /proc/$p/status | tr -s "\t " " "), in" \
+			$(sed "s/^\[<[0-9a-f]*>\] //; s/+0x.*//" /proc/$p/stack 2>/dev/null | head -n 8 | tr "\n" "<")' |
+		tr '\n' ' ' | sed 's/<$//; s/< *$//'
+}
+
 set_param() { cx "$1" "echo $3 > /sys/module/ramster/parameters/$2" >/dev/null; }
 
 # node_tap NUM: the tap of node NUM in the cluster's namespace.
@@ -413,7 +425,7 @@ check_consoles_clean() {
 		"$RAMSTER_CLUSTER_DIR"/nodes/*/kmemleak.log; do
 		[ -f "$f" ] || continue
 		if grep -qaE "$KERNEL_PROBLEMS" "$f"; then
-			problem "$(basename "$(dirname "$f")"): $(grep -m1 -aE "$KERNEL_PROBLEMS" "$f" | tr -d '\r' | cut -c1-100)"
+			problem "$(basename "$(dirname "$f")"): $(kernel_problem "$f")"
 		fi
 	done
 }
