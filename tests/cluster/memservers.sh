@@ -2,7 +2,7 @@
 # memservers: two memory servers and two clients
 # (tests/configs/memservers-2.conf, replicas=2, the default): every page
 # a client sends away is on both servers.  Both clients run a long
-# workload (2.5x their RAM, four passes, each rewriting a quarter of
+# workload (2.5x their RAM, three passes, each rewriting a quarter of
 # their pages, so a stale copy is caught as well as a lost one).  Server
 # 1 restarts in the middle (killed, booted again): the clients keep
 # running (a SIGBUS would kill them), their loads go to server 2, and
@@ -35,7 +35,7 @@ start_workloads() {
 	local num mem
 	mem=$(node_mem 3)
 	for num in $CLIENTS; do
-		cx "$num" "/bin/workload -m $((mem * 5 / 2)) -s $num -p 4 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
+		cx "$num" "/bin/workload -m $((mem * 5 / 2)) -s $num -p 3 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
 	done
 	for num in $CLIENTS; do
 		wait_until 600 remote_at_least "$num" 1500 ||

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # replicas: every remote page on two holders (tests/configs/peers-3.conf,
 # replicas=2, the default).  Node 1 runs a long workload (2.5x its RAM,
-# four passes, each rewriting a quarter of its pages, so a stale copy is
+# three passes, each rewriting a quarter of its pages, so a stale copy is
 # caught as well as a lost one); nodes 2 and 3 each hold a copy of every
 # page node 1 sends away.  Node 3 is killed in the middle: the loads go to
 # node 2, node 1 presumes node 3 dead after remote_lost_ms and counts its
@@ -30,7 +30,7 @@ under_replicated_above_0() { [ "$(dbg 1 under_replicated)" -gt 0 ] 2>/dev/null; 
 start_workload() {
 	local mem
 	mem=$(node_mem 1)
-	cx 1 "/bin/workload -m $((mem * 5 / 2)) -s 11 -p 4 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
+	cx 1 "/bin/workload -m $((mem * 5 / 2)) -s 11 -p 3 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
 	wait_until 600 remote_at_least 1 1500 ||
 		abort "node 1 never had 1500 remote pages ($(dbg 1 remote_pages))"
 }

@@ -151,7 +151,7 @@ wrong_key_rejected() {
 	# Then while node 2 swaps through node 1.
 	puts0=$(dbg 2 remote_puts)
 	downs0=$(dbg 1 peers/2/link_downs)
-	work_bg 2 $((MEM * 2)) 11 "" 2
+	work_bg 2 $((MEM * 3 / 2)) 11 "" 2
 	for i in 1 2 3; do
 		sleep 5
 		fuzz "wrongkey-load-$i" 2 "$AS9 -k $KEY wrongkey"
@@ -221,7 +221,7 @@ $FUZZ_OUT"
 replay_flip_reorder_closed() {
 	local b a downs0
 	downs0=$(dbg 1 peers/2/link_downs)
-	work_bg 2 $((MEM * 2)) 13 "" 2
+	work_bg 2 $((MEM * 3 / 2)) 13 "" 2
 	sleep 5
 	b=$(summary 1)
 	fuzz integrity 2 "$AS9 -k $KEY integrity"
@@ -255,7 +255,7 @@ fuzzer_authenticated_frames() {
 		problem "without the key, node 1 holds pages for node 9"
 
 	downs0=$(dbg 1 peers/2/link_downs)
-	work_bg 2 $((MEM * 2)) 17 "" 2
+	work_bg 2 $((MEM * 3 / 2)) 17 "" 2
 	b=$(summary 1)
 	fuzz malformed 2 "$AS9 -k $KEY live malformed handshake -L 10"
 	a=$(summary 1)
@@ -376,7 +376,7 @@ confidentiality_capture() {
 	local enc=$RAMSTER_CLUSTER_DIR/encrypted.pcap clear=$RAMSTER_CLUSTER_DIR/auth-only.pcap
 	local enc_figs enc_markers enc_bytes
 	capture_start "$enc"
-	rate_figures 1 $((MEM * 2)) 21 "encrypted" "-M $MARKER"
+	rate_figures 1 $((MEM * 3 / 2)) 21 "encrypted" "-M $MARKER"
 	captured encrypted "$enc"
 	enc_figs=$RATE
 	enc_markers=$CAP_MARKERS
@@ -388,7 +388,7 @@ confidentiality_capture() {
 	[ "$(link_security 1 2)" = authenticated ] ||
 		problem "with encrypt=0 the link is '$(link_security 1 2)'"
 	capture_start "$clear"
-	rate_figures 1 $((MEM * 2)) 22 "authenticated only" "-M $MARKER"
+	rate_figures 1 $((MEM * 3 / 2)) 22 "authenticated only" "-M $MARKER"
 	captured "authenticated only" "$clear"
 	[ "$CAP_MARKERS" -gt 0 ] || problem "encrypt=0: no marker in the capture: the check cannot fail"
 	FIGURES="marker $enc_markers times in $((enc_bytes / 1000)) kB encrypted, $CAP_MARKERS times in $((CAP_BYTES / 1000)) kB with encrypt=0; $enc_figs; $RATE"
@@ -420,7 +420,7 @@ insecure_runs_and_warns() {
 			problem "node $num got a key"
 		fi
 	done
-	rate_figures 1 $((MEM * 2)) 23 "insecure"
+	rate_figures 1 $((MEM * 3 / 2)) 23 "insecure"
 	fuzz handshake-insecure 2 "$AS9 -L 10 handshake"
 	fuzz_ok handshake-insecure
 	hs=$(sed -n 's/^fuzz: handshake \(.*\)$/\1/p' <<< "$FUZZ_OUT")

@@ -6,7 +6,7 @@
 # memory: 128M
 # timeout: 900
 # swap disk: yes
-mib=$(( $(ram_mib) * 2 ))
+mib=$(( $(ram_mib) * 3 / 2 ))
 for c in lz4 lzo zstd; do
 	if ! grep -q "^name *: $c\$" /proc/crypto; then
 		skip "compressor_$c" "not in this kernel"

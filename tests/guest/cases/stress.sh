@@ -11,8 +11,8 @@
 swap_on
 load_ramster max_pool_percent=30
 mib=$(( $(ram_mib) * 3 / 2 ))
-/bin/workload -m "$mib" -p 4 -s 101 -q > /tmp/w1.out 2>&1 & w1=$!
-/bin/workload -m "$mib" -p 4 -s 202 -q > /tmp/w2.out 2>&1 & w2=$!
+/bin/workload -m "$mib" -p 3 -s 101 -q > /tmp/w1.out 2>&1 & w1=$!
+/bin/workload -m "$mib" -p 3 -s 202 -q > /tmp/w2.out 2>&1 & w2=$!
 shrinks=0
 while kill -0 $w1 2>/dev/null || kill -0 $w2 2>/dev/null; do
 	sleep 2
