@@ -98,15 +98,15 @@ KERNEL_PROBLEMS+='|unreferenced object 0x|memory leak detector disabled|kmemleak
 export KERNEL_PROBLEMS
 
 # kernel_problem LOG: LOG's first kernel problem, with what the kernel
-# said just before a bare "Call Trace:" (an OOM kill, an allocation
-# failure, a stall), which is what the trace is about.  Sessions use it
-# too (exported).
+# said before a bare "Call Trace:" (an OOM kill, an allocation failure,
+# an RCU stall and its register dump), which is what the trace is about.
+# Sessions use it too (exported).
 kernel_problem() {
 	awk '{ sub(/\r$/, "") }
-		/invoked oom-killer|page allocation failure|Out of memory|stall|blocked for more/ {
+		/invoked oom-killer|page allocation failure|self-detected stall|detected stalls/ {
 			head = $0; at = NR }
 		$0 ~ ENVIRON["KERNEL_PROBLEMS"] {
-			if ($0 ~ /Call Trace/ && head != "" && NR - at <= 8)
+			if ($0 ~ /Call Trace/ && head != "" && NR - at <= 20)
 				$0 = head " ... " $0
 			print substr($0, 1, 240); exit }' "$1"
 }

@@ -134,13 +134,12 @@ node_mem() { node_conf "$1" memory; }
 # task_where NODE PID: where a process of NODE sleeps, for a failure
 # message ("pid 123 State: D (disk sleep), in folio_wait_bit < ..."): its
 # state and kernel stack, innermost first.  PID is expanded in the guest
-# ('$(pidof swapoff)').
+# ('$(pidof swapoff)': the first of several).  Bounded: the check that
+# asks has failed already.
 task_where() {
 	# shellcheck disable=SC2016  # expanded in the guest
-	cx "$1" 'p='"$2"'; [ -n "$p" ] && [ -d /proc/$p ] || { echo "pid ${p:-?} gone"; exit; }
-		echo "pid $p $(grep ^State: /proc/$p/status | tr -s "\t " " "), in" \
-			$(sed "s/^\[<[0-9a-f]*>\] //; s/+0x.*//" /proc/$p/stack 2>/dev/null | head -n 8 | tr "\n" "<")' |
-		tr '\n' ' ' | sed 's/<$//; s/< *$//'
+	RAMSTER_EXEC_TIMEOUT=30 cx "$1" 'set -- '"$2"'; p=${1:-?}; [ -d "/proc/$p" ] || { echo "pid $p gone"; exit; }; echo "pid $p $(grep ^State: /proc/$p/status), in $(sed "s/^\[<[0-9a-f]*>\] //; s/+0x.*//" /proc/$p/stack 2>/dev/null | head -n 8 | tr "\n" "<")"' |
+		tr -s '\t\n' '  ' | sed 's/< *$//; s/</ < /g'
 }
 
 set_param() { cx "$1" "echo $3 > /sys/module/ramster/parameters/$2" >/dev/null; }

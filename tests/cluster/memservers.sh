@@ -83,6 +83,10 @@ server_restarts() {
 	wait_until 120 links_live 1 || problem "server 1 not live again on both clients"
 	t_back=$(date +%s)
 	for num in $CLIENTS; do
+		workload_alive "$num" ||
+			problem "client $num's workload ended before server 1 was back: nothing was re-replicated under it"
+	done
+	for num in $CLIENTS; do
 		load_not_killed "$num"
 		wait_until 600 under_replicated_is_0 "$num" ||
 			problem "client $num: still $(dbg "$num" under_replicated) pages under-replicated"

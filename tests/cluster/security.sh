@@ -58,7 +58,14 @@ fuzz_cases() { grep -c ' closed$' <<< "$FUZZ_OUT" || true; }
 # (3) passes with a quarter of the pages rewritten (a new version)
 # between passes.
 work_bg() {
-	cx "$1" "/bin/workload -m $2 -s $3 -p ${5:-3} -q ${4:-} > /tmp/load.out 2>&1 &" >/dev/null
+	cx "$1" "/bin/workload -m $2 -s $3 -p ${5:-3} -q ${4:-} > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
+}
+
+# beside_fuzz WHAT: the workload node 2 started before the fuzzer must
+# still run when the fuzzer is done, else nothing ran beside it.
+beside_fuzz() {
+	workload_alive 2 ||
+		problem "$1: node 2's workload ended before the fuzzer did: nothing ran beside it"
 }
 
 # work_done NODE WHAT: wait for NODE's workload; a problem unless 0 bad.
@@ -158,6 +165,7 @@ wrong_key_rejected() {
 		fuzz_ok "wrongkey-load-$i"
 		loaded=$((loaded + $(fuzz_cases)))
 	done
+	beside_fuzz "wrong key"
 	work_done 2 "under a wrong key"
 	[ "$(dbg 2 remote_puts)" -gt "$puts0" ] 2>/dev/null ||
 		problem "the link 1-2 carried no page meanwhile"
@@ -228,6 +236,7 @@ replay_flip_reorder_closed() {
 	a=$(summary 1)
 	fuzz_ok integrity
 	fuzz_counted integrity "$b" "$a"
+	beside_fuzz replays
 	work_done 2 "replays"
 	[ "$(dbg 1 peers/2/link_downs)" = "$downs0" ] || problem "link 1-2 went down"
 	FIGURES="$(fuzz_cases) cases closed: rx_bad_seq +$(delta "$b" "$a" rx_bad_seq), rx_bad_tag +$(delta "$b" "$a" rx_bad_tag), auth_failures +$(delta "$b" "$a" auth_failures); concurrent workload 0 bad"
@@ -267,6 +276,7 @@ fuzzer_authenticated_frames() {
 	[ "$(dbg 1 peers/9/frames_handled)" -gt "$handled9" ] 2>/dev/null ||
 		problem "with the key, node 1 handled none of node 9's frames"
 	hs=$(sed -n 's/^fuzz: handshake \(.*\)$/\1/p' <<< "$FUZZ_OUT")
+	beside_fuzz "malformed frames"
 	work_done 2 "malformed frames"
 	[ "$(dbg 1 peers/2/link_downs)" = "$downs0" ] || problem "link 1-2 went down"
 	check_consoles_clean
