@@ -279,7 +279,7 @@ static int ramster_ra_start(struct ramster_tree *tree,
 	spin_unlock(&ramster_ra_lock);
 	if (slot)
 		return 0;
-	msg = ramster_get_msg(tree, entry);
+	msg = ramster_get_msg(tree, entry, false);
 	if (!msg)
 		return -ENOMEM;
 	spin_lock(&ramster_ra_lock);

@@ -58,6 +58,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
@@ -692,14 +693,15 @@ static void ramster_get_done(struct ramster_req *req, int err,
 /*
  * One GET of an entry's data from @holder into @buf (entry->length
  * bytes), verified (remote_get.c).  With @ahead, the pages after it that
- * @holder keeps are asked for right behind it (readahead.c).  Returns 0,
- * -EIO for an answer that is not the page, -ESTALE if @holder no longer
- * keeps it for us, -ENOTCONN when the link is or went down, or another
- * errno.
+ * @holder keeps are asked for right behind it (readahead.c).  @needed: a
+ * load waits for it, the GET comes from the reserve; else it is sent
+ * only if memory is at hand (-ENOMEM).  Returns 0, -EIO for an answer
+ * that is not the page, -ESTALE if @holder no longer keeps it for us,
+ * -ENOTCONN when the link is or went down, or another errno.
  */
 static int ramster_remote_get_once(struct ramster_tree *tree,
 				   struct ramster_entry *entry, u8 holder,
-				   void *buf, bool ahead)
+				   void *buf, bool ahead, bool needed)
 {
 	struct ramster_get_req greq = {
 		.tree = tree,
@@ -713,7 +715,7 @@ static int ramster_remote_get_once(struct ramster_tree *tree,
 	int ret;
 
 	init_completion(&greq.done);
-	msg = ramster_get_msg(tree, entry);
+	msg = ramster_get_msg(tree, entry, needed);
 	if (!msg)
 		return -ENOMEM;
 	ret = ramster_send(holder, msg, &greq.req);
@@ -758,13 +760,14 @@ bool ramster_remote_holder_lost(u8 node)
  */
 static int ramster_remote_get_busy(struct ramster_tree *tree,
 				   struct ramster_entry *entry, u8 holder,
-				   void *buf, bool ahead)
+				   void *buf, bool ahead, bool needed)
 {
 	unsigned int busy = 0;
 	int ret;
 
 	while ((ret = ramster_remote_get_once(tree, entry, holder, buf,
-					      ahead && !busy)) == -EAGAIN &&
+					      ahead && !busy,
+					      needed)) == -EAGAIN &&
 	       busy++ < RAMSTER_BUSY_RETRIES) {
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_GETS_BUSY);
 		usleep_range(1000, 2000);
@@ -790,7 +793,7 @@ static int ramster_remote_get_holder(struct ramster_tree *tree,
 	for (;;) {
 		epoch = ramster_holders_epoch(holder);
 		ret = ramster_remote_get_busy(tree, entry, holder, buf,
-					      ahead && !waited);
+					      ahead && !waited, true);
 		if (ret != -ENOTCONN || !may_wait ||
 		    !ramster_holders_wait_live(holder, epoch,
 					       READ_ONCE(remote_wait_ms)))
@@ -861,9 +864,9 @@ static int ramster_remote_get_now(struct ramster_tree *tree,
 		if (test_bit(order[i], live))
 			ret = patient ?
 			      ramster_remote_get_busy(tree, entry, order[i], buf,
-						      false) :
+						      false, false) :
 			      ramster_remote_get_once(tree, entry, order[i], buf,
-						      false);
+						      false, false);
 	return ret;
 }
 
@@ -887,7 +890,8 @@ int ramster_remote_read_now(struct ramster_tree *tree,
 
 	if (entry->length > PAGE_SIZE)
 		return -EINVAL;
-	buf = kmalloc(entry->length, GFP_NOIO | __GFP_NOWARN);
+	/* Not a fault: short of memory, the page stays where it is. */
+	buf = kmalloc(entry->length, GFP_NOIO | __GFP_NORETRY | __GFP_NOWARN);
 	if (!buf)
 		return -ENOMEM;
 	ret = ramster_remote_get_now(tree, entry, buf, true);
@@ -965,6 +969,21 @@ again:
 	return bad ? -EIO : ret;
 }
 
+/*
+ * The loads' receive buffers.  A load must make progress on a node short
+ * of memory: a GFP_NOIO allocation there retries in reclaim for as long
+ * as memory stays short (it never calls the OOM killer), and the
+ * faulting task with it.  mempool_alloc() makes one quick attempt and
+ * one light (__GFP_NORETRY) reclaim pass, then takes a reserved buffer,
+ * then sleeps (uninterruptibly, 5 s at a time) until a load gives one
+ * back.  A load keeps its buffer for its whole course, waits for a down
+ * link (remote_wait_ms) and failovers included: with more loads than
+ * the reserve waiting on a down holder and no memory at hand, the others
+ * wait for them, not for memory.
+ */
+#define RAMSTER_LOAD_RESERVE	64
+static mempool_t *ramster_load_bufs;
+
 /**
  * ramster_remote_load - fetch a page from the node that holds it
  * @tree: the entry's tree
@@ -983,11 +1002,11 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 	void *buf;
 	int ret;
 
-	buf = kmalloc(entry->length, GFP_NOIO | __GFP_NOWARN);
-	if (!buf) {
-		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_DEFERRED);
-		return -EAGAIN;
-	}
+	/* Never so (local.c): a lost page is an I/O error. */
+	if (WARN_ON_ONCE(entry->length > PAGE_SIZE))
+		return -EIO;
+	/* Sleeps, never fails (GFP_NOIO), never loops in reclaim: see above. */
+	buf = mempool_alloc(ramster_load_bufs, GFP_NOIO);
 	ret = ramster_ra_take(tree, entry, buf, &asked);
 	if (ret)
 		ret = ramster_remote_get(tree, entry, buf, asked);
@@ -1002,7 +1021,7 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 		if (entry->flags & RAMSTER_ENTRY_RAW)
 			ramster_stat_inc(RAMSTER_STAT_REMOTE_RAW_LOADS);
 	}
-	kfree(buf);
+	mempool_free(buf, ramster_load_bufs);
 	return ret;
 }
 
@@ -1421,10 +1440,16 @@ int ramster_remote_init(struct ramster_tree **trees,
 
 	ramster_remote_trees = trees;
 	ramster_remote_limits = limits;
+	ramster_load_bufs = mempool_create_kmalloc_pool(RAMSTER_LOAD_RESERVE,
+							PAGE_SIZE);
+	if (!ramster_load_bufs)
+		return -ENOMEM;
 	ramster_inval_ring = vmalloc(RAMSTER_INVAL_RING *
 				     sizeof(*ramster_inval_ring));
-	if (!ramster_inval_ring)
-		return -ENOMEM;
+	if (!ramster_inval_ring) {
+		ret = -ENOMEM;
+		goto err_free_bufs;
+	}
 	ret = ramster_ra_init();
 	if (ret)
 		goto err_free_ring;
@@ -1447,6 +1472,9 @@ err_exit_ra:
 	ramster_ra_exit();
 err_free_ring:
 	vfree(ramster_inval_ring);
+err_free_bufs:
+	mempool_destroy(ramster_load_bufs);
+	ramster_load_bufs = NULL;
 	return ret;
 }
 
@@ -1458,4 +1486,7 @@ void ramster_remote_exit(void)
 	ramster_transport_unregister(&ramster_remote_service);
 	ramster_ra_exit();
 	vfree(ramster_inval_ring);
+	/* No load runs: ramster_exit() unregistered frontswap's ops first. */
+	mempool_destroy(ramster_load_bufs);
+	ramster_load_bufs = NULL;
 }

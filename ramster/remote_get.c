@@ -61,19 +61,27 @@ void ramster_key_fill(struct ramster_wire_key *key,
  * ramster_get_msg - a GET frame for an entry's data
  * @tree: the entry's tree
  * @entry: the entry
+ * @needed: a load waits for it: from the transport's reserve (sleeps,
+ *	never fails); else (a GET fetched ahead, a page fetched home, copied
+ *	or written back) only if memory is at hand, without reclaim
  *
- * Allocated without I/O (a load runs in reclaim's neighbourhood).
+ * Never with I/O nor a loop in reclaim: a load runs in reclaim's
+ * neighbourhood, on a node that may be short of memory.
  *
- * Return: the frame, or NULL if out of memory.
+ * Return: the frame, or NULL if out of memory (only without @needed).
  */
 struct ramster_msg *ramster_get_msg(const struct ramster_tree *tree,
-				    const struct ramster_entry *entry)
+				    const struct ramster_entry *entry,
+				    bool needed)
 {
+	u32 plen = sizeof(struct ramster_wire_key);
 	struct ramster_msg *msg;
 
-	msg = ramster_msg_alloc(RAMSTER_MSG_GET,
-				sizeof(struct ramster_wire_key),
-				GFP_NOIO | __GFP_NOWARN);
+	static_assert(sizeof(struct ramster_wire_key) <=
+		      RAMSTER_MSG_RESERVED_PLEN);
+	msg = needed ? ramster_msg_alloc_reserved(RAMSTER_MSG_GET, plen) :
+	      ramster_msg_alloc(RAMSTER_MSG_GET, plen,
+				GFP_NOWAIT | __GFP_NOWARN);
 	if (msg)
 		ramster_key_fill((void *)msg->payload, tree, entry);
 	return msg;

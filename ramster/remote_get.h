@@ -19,7 +19,8 @@ bool ramster_keys_match(const struct ramster_wire_key *key,
 			const struct ramster_tree *tree,
 			const struct ramster_entry *entry);
 struct ramster_msg *ramster_get_msg(const struct ramster_tree *tree,
-				    const struct ramster_entry *entry);
+				    const struct ramster_entry *entry,
+				    bool needed);
 int ramster_get_check(u8 node, struct ramster_tree *tree,
 		      struct ramster_entry *entry, const void *payload,
 		      void *buf);

@@ -60,6 +60,9 @@
  * MSG_NOSIGNAL and a bounded sk_sndtimeo.  The receiver runs under
  * memalloc_noio_save() too, and its handlers allocate with GFP_NOWAIT:
  * a handler short of memory answers "not now", never closes the link.
+ * A load's GET comes from a small reserve (ramster_msg_alloc_reserved()):
+ * a GFP_NOIO allocation on a node out of memory would retry in reclaim
+ * for ever, the faulting task with it.
  *
  * A request that expects a reply (PUT, GET) is on the peer's pending list
  * from ramster_send() until its reply arrives, or the link goes down, and
@@ -88,6 +91,7 @@
 
 #include <linux/in.h>
 #include <linux/kthread.h>
+#include <linux/mempool.h>
 #include <linux/moduleparam.h>
 #include <linux/net.h>
 #include <linux/random.h>
@@ -409,6 +413,37 @@ static void ramster_peer_set_state(struct ramster_peer *peer,
 /*********************************
  * frames out
  *********************************/
+/*
+ * The reserve of small frames.  A page fault on a remote page needs a GET
+ * to go out, and the node may be short of memory: a GFP_NOIO allocation
+ * then retries in reclaim for ever (it never calls the OOM killer), and
+ * the faulting task with it, unkillable.  The reserve's frames come back
+ * as soon as they are sent, so a task that waits for one waits for other
+ * loads' frames to leave.  A frame leaves once the tx work sent it, which
+ * needs an skb: on a holder's link (SOCK_MEMALLOC) the reserves provide
+ * it, on others a send short of memory waits as any send does.
+ */
+#define RAMSTER_MSG_RESERVE	32
+static mempool_t *ramster_msg_reserve;
+
+/* Room for the tag of an authenticated link after the payload. */
+static size_t ramster_msg_size(u32 plen)
+{
+	return size_add(offsetof(struct ramster_msg, payload),
+			size_add(plen, RAMSTER_WIRE_TAG_LEN));
+}
+
+static struct ramster_msg *ramster_msg_init(struct ramster_msg *msg, u8 type,
+					    u32 plen, bool reserved)
+{
+	msg->flags = 0;
+	msg->reserved = reserved;
+	memset(&msg->hdr, 0, sizeof(msg->hdr));
+	msg->hdr.type = type;
+	msg->hdr.plen = cpu_to_le32(plen);
+	return msg;
+}
+
 /**
  * ramster_msg_alloc - allocate a frame to send
  * @type: message type
@@ -419,24 +454,39 @@ static void ramster_peer_set_state(struct ramster_peer *peer,
  */
 struct ramster_msg *ramster_msg_alloc(u8 type, u32 plen, gfp_t gfp)
 {
-	struct ramster_msg *msg;
+	struct ramster_msg *msg = kmalloc(ramster_msg_size(plen), gfp);
 
-	/* Room for the tag of an authenticated link after the payload. */
-	msg = kmalloc(struct_size(msg, payload, plen + RAMSTER_WIRE_TAG_LEN),
-		      gfp);
+	return msg ? ramster_msg_init(msg, type, plen, false) : NULL;
+}
 
-	if (!msg)
+/**
+ * ramster_msg_alloc_reserved - a small frame a load cannot do without
+ * @type: message type
+ * @plen: payload length, at most RAMSTER_MSG_RESERVED_PLEN
+ *
+ * mempool_alloc(): a quick allocation, one light reclaim pass without
+ * I/O (__GFP_NORETRY), the reserve, then an uninterruptible wait (5 s
+ * at a time) for a reserved frame to be sent and freed.  Sleeps; never
+ * loops in reclaim.
+ *
+ * Return: the frame with its type and length set; NULL only for a @plen
+ * over RAMSTER_MSG_RESERVED_PLEN.
+ */
+struct ramster_msg *ramster_msg_alloc_reserved(u8 type, u32 plen)
+{
+	if (WARN_ON_ONCE(plen > RAMSTER_MSG_RESERVED_PLEN))
 		return NULL;
-	msg->flags = 0;
-	memset(&msg->hdr, 0, sizeof(msg->hdr));
-	msg->hdr.type = type;
-	msg->hdr.plen = cpu_to_le32(plen);
-	return msg;
+	/* With direct reclaim allowed, mempool_alloc() never returns NULL. */
+	return ramster_msg_init(mempool_alloc(ramster_msg_reserve, GFP_NOIO),
+				type, plen, true);
 }
 
 void ramster_msg_free(struct ramster_msg *msg)
 {
-	kfree(msg);
+	if (msg && msg->reserved)
+		mempool_free(msg, ramster_msg_reserve);
+	else
+		kfree(msg);
 }
 
 /* What a frame adds to its link's queue. */
@@ -1583,6 +1633,7 @@ static struct ramster_service ramster_link_service = {
 
 int ramster_transport_init(struct dentry *debugfs_root)
 {
+	size_t size;
 	int ret;
 
 	if (strlen(cluster_name) == 0 ||
@@ -1591,32 +1642,49 @@ int ramster_transport_init(struct dentry *debugfs_root)
 		       RAMSTER_WIRE_CLUSTER_NAME_LEN - 1);
 		return -EINVAL;
 	}
+	size = ramster_msg_size(RAMSTER_MSG_RESERVED_PLEN);
+	ramster_msg_reserve = mempool_create_kmalloc_pool(RAMSTER_MSG_RESERVE,
+							  size);
+	if (!ramster_msg_reserve)
+		return -ENOMEM;
 	ret = ramster_auth_init();
 	if (ret)
-		return ret;
+		goto err_reserve;
 	ramster_tx_wq = alloc_workqueue("ramster_tx",
 					WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
-	if (!ramster_tx_wq)
-		return -ENOMEM;
+	if (!ramster_tx_wq) {
+		ret = -ENOMEM;
+		goto err_auth;
+	}
 	/* Handshakes free no memory: no rescuer, no reserves. */
 	ramster_accept_wq = alloc_workqueue("ramster_accept", WQ_UNBOUND,
 					    WQ_DFL_ACTIVE);
 	if (!ramster_accept_wq) {
-		destroy_workqueue(ramster_tx_wq);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_tx_wq;
 	}
 	ramster_me.cluster = cluster_name;
 	do {
 		ramster_me.instance = get_random_u32();
 	} while (!ramster_me.instance);
 	ret = ramster_transport_register(&ramster_link_service);
-	if (ret) {
-		destroy_workqueue(ramster_accept_wq);
-		destroy_workqueue(ramster_tx_wq);
-		return ret;
-	}
+	if (ret)
+		goto err_accept_wq;
 	ramster_transport_debugfs_init(debugfs_root);
 	return 0;
+
+err_accept_wq:
+	destroy_workqueue(ramster_accept_wq);
+	ramster_accept_wq = NULL;
+err_tx_wq:
+	destroy_workqueue(ramster_tx_wq);
+	ramster_tx_wq = NULL;
+err_auth:
+	ramster_auth_exit();
+err_reserve:
+	mempool_destroy(ramster_msg_reserve);
+	ramster_msg_reserve = NULL;
+	return ret;
 }
 
 void ramster_transport_exit(void)
@@ -1632,4 +1700,7 @@ void ramster_transport_exit(void)
 		destroy_workqueue(ramster_tx_wq);
 		ramster_tx_wq = NULL;
 	}
+	/* Every frame was sent or dropped with its link: all are back. */
+	mempool_destroy(ramster_msg_reserve);
+	ramster_msg_reserve = NULL;
 }

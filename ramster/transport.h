@@ -32,13 +32,17 @@
 /**
  * struct ramster_msg - one outgoing frame: header and payload in one buffer
  * @list: in the peer's send queue
- * @flags: RAMSTER_MSG_F_*, 0 from ramster_msg_alloc()
+ * @flags: RAMSTER_MSG_F_*, 0 from ramster_msg_alloc() and
+ *	ramster_msg_alloc_reserved()
+ * @reserved: from the reserve of small frames (ramster_msg_alloc_reserved()),
+ *	given back to it when freed
  * @hdr: the header; ramster_send() fills in everything but type and plen
  * @payload: hdr.plen bytes
  */
 struct ramster_msg {
 	struct list_head list;
 	u32 flags;
+	bool reserved;
 	struct ramster_wire_hdr hdr;
 	u8 payload[];
 };
@@ -131,7 +135,11 @@ int ramster_transport_register(struct ramster_service *svc);
 void ramster_transport_unregister(struct ramster_service *svc);
 void ramster_transport_sync_events(void);
 
+/* The largest payload ramster_msg_alloc_reserved() takes. */
+#define RAMSTER_MSG_RESERVED_PLEN	32
+
 struct ramster_msg *ramster_msg_alloc(u8 type, u32 plen, gfp_t gfp);
+struct ramster_msg *ramster_msg_alloc_reserved(u8 type, u32 plen);
 void ramster_msg_free(struct ramster_msg *msg);
 int ramster_send(u8 node, struct ramster_msg *msg, struct ramster_req *req);
 int ramster_send_if(u8 node, u32 cap, struct ramster_msg *msg,
