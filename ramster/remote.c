@@ -973,13 +973,14 @@ again:
  * The loads' receive buffers.  A load must make progress on a node short
  * of memory: a GFP_NOIO allocation there retries in reclaim for as long
  * as memory stays short (it never calls the OOM killer), and the
- * faulting task with it.  mempool_alloc() makes one quick attempt and
- * one light (__GFP_NORETRY) reclaim pass, then takes a reserved buffer,
- * then sleeps (uninterruptibly, 5 s at a time) until a load gives one
- * back.  A load keeps its buffer for its whole course, waits for a down
- * link (remote_wait_ms) and failovers included: with more loads than
- * the reserve waiting on a down holder and no memory at hand, the others
- * wait for them, not for memory.
+ * faulting task with it.  mempool_alloc() tries without reclaim, then
+ * takes a reserved buffer; with the reserve empty it makes one light
+ * (__GFP_NORETRY) reclaim pass and sleeps (uninterruptibly, up to 5 s)
+ * until a load gives one back, and tries again: bounded reclaim passes,
+ * never an endless one.  A load keeps its buffer for its whole course,
+ * waits for a down link (remote_wait_ms) and failovers included: with
+ * more loads than the reserve waiting on a down holder and no memory at
+ * hand, the others wait for them.
  */
 #define RAMSTER_LOAD_RESERVE	64
 static mempool_t *ramster_load_bufs;
@@ -1005,7 +1006,7 @@ int ramster_remote_load(struct ramster_tree *tree, struct ramster_entry *entry,
 	/* Never so (local.c): a lost page is an I/O error. */
 	if (WARN_ON_ONCE(entry->length > PAGE_SIZE))
 		return -EIO;
-	/* Sleeps, never fails (GFP_NOIO), never loops in reclaim: see above. */
+	/* Sleeps, never fails (GFP_NOIO), no endless reclaim: see above. */
 	buf = mempool_alloc(ramster_load_bufs, GFP_NOIO);
 	ret = ramster_ra_take(tree, entry, buf, &asked);
 	if (ret)

@@ -464,10 +464,11 @@ struct ramster_msg *ramster_msg_alloc(u8 type, u32 plen, gfp_t gfp)
  * @type: message type
  * @plen: payload length, at most RAMSTER_MSG_RESERVED_PLEN
  *
- * mempool_alloc(): a quick allocation, one light reclaim pass without
- * I/O (__GFP_NORETRY), the reserve, then an uninterruptible wait (5 s
- * at a time) for a reserved frame to be sent and freed.  Sleeps; never
- * loops in reclaim.
+ * mempool_alloc(): an allocation without reclaim, then the reserve; with
+ * the reserve empty, one light reclaim pass without I/O (__GFP_NORETRY)
+ * and an uninterruptible wait (up to 5 s) for a reserved frame to be
+ * sent and freed, again until one comes.  Sleeps; never an endless
+ * reclaim.
  *
  * Return: the frame with its type and length set; NULL only for a @plen
  * over RAMSTER_MSG_RESERVED_PLEN.
