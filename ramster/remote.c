@@ -62,6 +62,7 @@
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
@@ -656,6 +657,26 @@ static int ramster_remotify_fn(void *arg)
 /*********************************
  * remote load
  *********************************/
+/*
+ * Is the faulting task on its way out: killed, or exiting with its whole
+ * thread group?  Then the kernel does not retry its fault when the load
+ * is deferred (patch 0019, swapin_deferred_give_up(), which this
+ * mirrors): its exit does not wait for a holder out of reach.  In
+ * do_exit(), where its SIGKILL is no longer pending, its load still
+ * waits for a link as any other (remote_wait_ms) before it is deferred;
+ * it fetches nothing ahead for a process that will not read it.
+ */
+static bool ramster_task_dying(void)
+{
+	const struct signal_struct *sig = current->signal;
+
+	if (fatal_signal_pending(current))
+		return true;
+	return (current->flags & PF_EXITING) &&
+	       ((READ_ONCE(sig->flags) & SIGNAL_GROUP_EXIT) ||
+		READ_ONCE(sig->group_exec_task));
+}
+
 /**
  * struct ramster_get_req - a GET waited for by a load
  * @req: the request
@@ -912,6 +933,7 @@ int ramster_remote_read_now(struct ramster_tree *tree,
 static int ramster_remote_get(struct ramster_tree *tree,
 			      struct ramster_entry *entry, void *buf, u8 asked)
 {
+	bool dying = ramster_task_dying();
 	u8 order[RAMSTER_MAX_HOLDERS];
 	bool transient = false, bad = false, waited = false, stale, local;
 	int i, n, ret, tries = 0;
@@ -922,7 +944,8 @@ again:
 	n = ramster_remote_holders(tree, entry, order);
 	for (i = 0; i < n; i++) {
 		ret = ramster_remote_get_holder(tree, entry, order[i], buf,
-						i == n - 1, !tries && !i,
+						i == n - 1,
+						!tries && !i && !dying,
 						&waited);
 		if (!ret) {
 			if (i || (asked != RAMSTER_NO_NODE &&
@@ -953,6 +976,8 @@ again:
 	}
 	if (transient) {
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_DEFERRED);
+		if (dying)
+			ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_DEFERRED_DYING);
 		/* Retried faults must not spin on a holder that is away. */
 		if (!waited)
 			schedule_timeout_killable(msecs_to_jiffies(RAMSTER_DEFER_PAUSE_MS));
