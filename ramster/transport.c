@@ -552,6 +552,8 @@ int ramster_send_if(u8 node, u32 cap, struct ramster_msg *msg,
 		return -ENOBUFS;
 	}
 	peer->txq_bytes += bytes;
+	if (msg->flags & RAMSTER_MSG_F_BOUNDED)
+		peer->txq_page_bytes += bytes;
 	if (peer->txq_bytes > peer->txq_max_bytes)
 		peer->txq_max_bytes = peer->txq_bytes;
 	msg->hdr.version = peer->version;
@@ -642,6 +644,8 @@ static void ramster_peer_tx_work(struct work_struct *work)
 		if (msg) {
 			list_del(&msg->list);
 			peer->txq_bytes -= ramster_msg_bytes(msg);
+			if (msg->flags & RAMSTER_MSG_F_BOUNDED)
+				peer->txq_page_bytes -= ramster_msg_bytes(msg);
 		}
 		more = !list_empty(&peer->txq);
 		spin_unlock(&peer->lock);
@@ -996,6 +1000,7 @@ static void ramster_peer_flush(struct ramster_peer *peer)
 	spin_lock(&peer->lock);
 	list_splice_init(&peer->txq, &msgs);
 	peer->txq_bytes = 0;
+	peer->txq_page_bytes = 0;
 	spin_unlock(&peer->lock);
 	list_for_each_entry_safe(msg, next_msg, &msgs, list)
 		ramster_msg_free(msg);

@@ -67,6 +67,7 @@ void ramster_peer_debugfs_add(struct ramster_peer *peer)
 		{ "link_downs", &peer->link_downs },
 		{ "frames_handled", &peer->frames_handled },
 		{ "tx_queued_bytes", &peer->txq_bytes },
+		{ "tx_queued_page_bytes", &peer->txq_page_bytes },
 		{ "tx_queued_max_bytes", &peer->txq_max_bytes },
 		{ "tx_queue_refused", &peer->txq_refused },
 	};

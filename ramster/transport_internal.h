@@ -40,6 +40,8 @@ enum ramster_link_state {
  * @instance_known: @instance is valid
  * @txq: frames waiting for the tx work
  * @txq_bytes: bytes of the frames on @txq
+ * @txq_page_bytes: of @txq_bytes, those of the frames that carry pages
+ *	(RAMSTER_MSG_F_BOUNDED): at most link_queue_kb plus one frame
  * @txq_max_bytes: the most @txq_bytes has been
  * @txq_refused: page-sized frames refused because @txq was full
  * @pending: requests waiting for their replies, oldest first
@@ -74,6 +76,7 @@ struct ramster_peer {
 	bool instance_known;
 	struct list_head txq;
 	u64 txq_bytes;
+	u64 txq_page_bytes;
 	u64 txq_max_bytes;
 	u64 txq_refused;
 	struct list_head pending;
@@ -90,7 +93,7 @@ struct ramster_peer {
 	struct work_struct tx_work;
 
 	u8 *rxbuf;
-	struct dentry *debugfs[7];
+	struct dentry *debugfs[8];
 };
 
 extern struct ramster_peer *ramster_peers[RAMSTER_MAX_NODES];
