@@ -115,7 +115,7 @@ rewriter_alive() { cx 1 'kill -0 $(cat /tmp/rw.pid) 2>/dev/null && echo alive' |
 rewriter_gone() { ! rewriter_alive; }
 swapoff_done() { [ -n "$(cx 1 'cat /tmp/swapoff.exit 2>/dev/null')" ]; }
 swapoff_races_remotify() {
-	local mem r0 puts0 inval0 lost0 at_cut exit1 t0 cut0 cut lost_ms kill0 died
+	local mem r0 puts0 inval0 lost0 at_cut exit1 t0 cut0 cut lost_ms kill0 died dying0 dying
 	mem=$(node_mem 1)
 	set_param 1 suction_interval_ms 0
 	# The cut lasts as long as the steps below take through the agents,
@@ -126,9 +126,11 @@ swapoff_races_remotify() {
 	set_param 1 remote_lost_ms 600000
 	park_with_remote 1
 	# A second process, rewriting its pages (each rewrite invalidates a
-	# remote copy), keeps remotification busy.
+	# remote copy), keeps remotification busy.  Its robust futex list
+	# head sits alone in a page it never touches again (-F): that page
+	# goes to swap, and away, early, and its exit must read it.
 	r0=$(dbg 1 remote_pages)
-	cx 1 "/bin/workload -m $((mem * 3 / 2)) -s 17 -p 8 -q > /tmp/rw.out 2>&1 & echo \$! > /tmp/rw.pid" >/dev/null
+	cx 1 "/bin/workload -m $((mem * 3 / 2)) -s 17 -p 8 -F -q > /tmp/rw.out 2>&1 & echo \$! > /tmp/rw.pid" >/dev/null
 	wait_until 300 remote_at_least 1 $((r0 + 1001)) ||
 		problem "the rewriting process sent no pages away"
 	puts0=$(dbg 1 remote_puts)
@@ -144,14 +146,21 @@ swapoff_races_remotify() {
 	set_param 1 remote_local_percent 1
 	sleep 1
 	kill0=$(date +%s)
+	dying0=$(dbg 1 remote_loads_deferred_dying)
+	dying0=${dying0:-0}
 	# shellcheck disable=SC2016  # expanded in the guest
 	cx 1 'kill -9 $(cat /tmp/rw.pid)' >/dev/null
 	# Gone (its memory freed, its swap entries invalidated) before
-	# swapoff: swapoff must find room for what stays.
+	# swapoff: swapoff must find room for what stays.  Its exit faults on
+	# pages only node 2 has: those loads wait remote_wait_ms as any, then
+	# the kernel fails the dying task's fault rather than retry it until
+	# the link is back (remote_lost_ms is 10 minutes here).
 	# shellcheck disable=SC2016  # expanded in the guest
 	wait_until 60 rewriter_gone ||
 		problem "the rewriting process did not die in 60 s: $(task_where 1 '$(cat /tmp/rw.pid)')"
 	died=$(($(date +%s) - kill0))
+	dying=$(dbg 1 remote_loads_deferred_dying)
+	dying=$((${dying:-0} - dying0))
 	cx 1 "rm -f /tmp/swapoff.exit; (swapoff /dev/vda; echo \$? > /tmp/swapoff.exit) > /dev/null 2>&1 &" >/dev/null
 	t0=$(date +%s)
 	sleep 3
@@ -172,7 +181,7 @@ swapoff_races_remotify() {
 	set_param 1 remote_local_percent 50
 	set_param 1 suction_interval_ms 1000
 	set_param 1 remote_lost_ms "${lost_ms:-30000}"
-	FIGURES="cut with $at_cut pages for ${cut}s (the killed rewriter gone in ${died}s); swapoff took $(($(date +%s) - t0))s; puts +$(($(dbg 1 remote_puts) - puts0)), invalidations +$(($(dbg 1 remote_invalidates) - inval0)) (lost +$(($(dbg 1 remote_invalidates_lost) - lost0))) since the cut; nothing left on either side, 0 bad"
+	FIGURES="cut with $at_cut pages for ${cut}s (the killed rewriter gone in ${died}s, $dying of its loads out of reach); swapoff took $(($(date +%s) - t0))s; puts +$(($(dbg 1 remote_puts) - puts0)), invalidations +$(($(dbg 1 remote_invalidates) - inval0)) (lost +$(($(dbg 1 remote_invalidates_lost) - lost0))) since the cut; nothing left on either side, 0 bad"
 }
 
 session_up "$TOP/tests/configs/pair-fuzz.conf" 1 2

@@ -59,6 +59,10 @@
  *               the lines must be those -G made with the same -m and -s,
  *               as many and the same (an order-independent hash); a line
  *               lost, doubled or changed counts as bad
+ *   -F          put the process's robust futex list head alone in a page
+ *               nothing else touches: the kernel reads it when the process
+ *               exits (futex_cleanup()), so a killed process's exit faults
+ *               on a page that went to swap early (or to another machine)
  *   -q          quieter: no per-pass lines
  *
  * The last line is machine-readable:
@@ -79,7 +83,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -279,11 +285,31 @@ static void wait_for_go(const char *ready)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: workload -m MIB [-s SEED] [-p PASSES] [-H MIB] [-r FILE] [-C INDEX] [-M MARKER] [-R PERCENT] [-X] [-q]\n"
+		"usage: workload -m MIB [-s SEED] [-p PASSES] [-H MIB] [-r FILE] [-C INDEX] [-M MARKER] [-R PERCENT] [-X] [-F] [-q]\n"
 		"       workload -U -m MIB [-P PROCS] [-s SEED] [-p PASSES] [-R PERCENT] [-X]\n"
 		"       workload -G|-V -m MIB [-s SEED]\n"
 		"       workload -Z SECONDS [-s SEED] [-R PERCENT] [-X]\n");
 	exit(2);
+}
+
+/* -F: an empty robust futex list, its head alone in a cold page. */
+static void robust_list_in_cold_page(void)
+{
+	struct robust_list_head *head;
+
+	head = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (head == MAP_FAILED) {
+		perror("workload: mmap");
+		exit(2);
+	}
+	head->list.next = &head->list;
+	head->futex_offset = 0;
+	head->list_op_pending = NULL;
+	if (syscall(SYS_set_robust_list, head, sizeof(*head))) {
+		perror("workload: set_robust_list");
+		exit(2);
+	}
 }
 
 #define SORT_LINE_MAX 256
@@ -644,10 +670,10 @@ int main(int argc, char **argv)
 	int passes = 3, quiet = 0, opt, pass;
 	struct area a = { .seed = 1, .marker = "", .random_pct = -1 };
 	unsigned int compress_seconds = 0;
-	int use_mem = 0, procs = 2, sort_mode = 0;
+	int use_mem = 0, procs = 2, sort_mode = 0, cold_robust = 0;
 	size_t *perm;
 
-	while ((opt = getopt(argc, argv, "m:s:p:H:r:C:M:R:XZ:qUP:GV")) != -1) {
+	while ((opt = getopt(argc, argv, "m:s:p:H:r:C:M:R:XZ:FqUP:GV")) != -1) {
 		switch (opt) {
 		case 'm': mib = strtoul(optarg, NULL, 0); break;
 		case 's': a.seed = strtoull(optarg, NULL, 0); break;
@@ -659,6 +685,7 @@ int main(int argc, char **argv)
 		case 'R': a.random_pct = atoi(optarg); break;
 		case 'X': a.realistic = 1; break;
 		case 'Z': compress_seconds = strtoul(optarg, NULL, 0); break;
+		case 'F': cold_robust = 1; break;
 		case 'q': quiet = 1; break;
 		case 'U': use_mem = 1; break;
 		case 'P': procs = atoi(optarg); break;
@@ -680,7 +707,7 @@ int main(int argc, char **argv)
 	if (sort_mode == 'V')
 		return sort_verify(a.seed, mib);
 	if (use_mem) {
-		if (procs < 1 || procs > MAX_PROCS ||
+		if (cold_robust || procs < 1 || procs > MAX_PROCS ||
 		    (mib << 20) / PAGE < (size_t)procs)
 			usage();
 		return usemem(&a, mib, procs, passes, corrupt);
@@ -697,6 +724,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (cold_robust)
+		robust_list_in_cold_page();
 	t0 = now_ms();
 	for (i = 0; i < a.pages; i++)
 		write_page(&a, i, 0);
