@@ -674,7 +674,7 @@ static bool ramster_task_dying(void)
 		return true;
 	return (current->flags & PF_EXITING) &&
 	       ((READ_ONCE(sig->flags) & SIGNAL_GROUP_EXIT) ||
-		READ_ONCE(sig->group_exec_task));
+		READ_ONCE(sig->group_exec_task) || !atomic_read(&sig->live));
 }
 
 /**
