@@ -16,7 +16,7 @@
 # rewriting process queued, swapoff starts while the remotify thread
 # pushes the whole local pool out; the link comes back 3 s later.
 # swapoff must succeed, nothing may be left on either side, the parked
-# process must verify.
+# process (half anonymous, half tmpfs) must verify.
 #
 # results: cluster_link_flap_1s cluster_link_flap_3s
 # results: cluster_link_flap_past_link_timeout cluster_flapped_pages_verify
@@ -124,7 +124,10 @@ swapoff_races_remotify() {
 	# process killed by SIGBUS, which is the policy, not this race.
 	lost_ms=$(cx 1 cat /sys/module/ramster/parameters/remote_lost_ms)
 	set_param 1 remote_lost_ms 600000
-	park_with_remote 1
+	# The parked process's upper half is tmpfs (-S): swapoff brings both
+	# kinds home, through unuse_pte() and shmem_unuse(), each of which
+	# must go past a page out of reach and come back for it.
+	park_with_remote 1 -S
 	# A second process, rewriting its pages (each rewrite invalidates a
 	# remote copy), keeps remotification busy.  Its robust futex list
 	# head sits alone in a page it never touches again (-F): that page
@@ -181,7 +184,7 @@ swapoff_races_remotify() {
 	set_param 1 remote_local_percent 50
 	set_param 1 suction_interval_ms 1000
 	set_param 1 remote_lost_ms "${lost_ms:-30000}"
-	FIGURES="cut with $at_cut pages for ${cut}s (the killed rewriter gone in ${died}s, $dying of its loads out of reach); swapoff took $(($(date +%s) - t0))s; puts +$(($(dbg 1 remote_puts) - puts0)), invalidations +$(($(dbg 1 remote_invalidates) - inval0)) (lost +$(($(dbg 1 remote_invalidates_lost) - lost0))) since the cut; nothing left on either side, 0 bad"
+	FIGURES="parked with ${PARKED_TMPFS_SWAP:-?} of ${PARKED_TMPFS:-?} kB of tmpfs in swap; cut with $at_cut pages for ${cut}s (the killed rewriter gone in ${died}s, $dying of its loads out of reach); swapoff took $(($(date +%s) - t0))s; puts +$(($(dbg 1 remote_puts) - puts0)), invalidations +$(($(dbg 1 remote_invalidates) - inval0)) (lost +$(($(dbg 1 remote_invalidates_lost) - lost0))) since the cut; nothing left on either side, 0 bad"
 }
 
 session_up "$TOP/tests/configs/pair-fuzz.conf" 1 2

@@ -341,16 +341,16 @@ verify_load() {
 	esac
 }
 
-# park NODE: a workload of a quarter of the node's RAM pushed out to swap
-# by a hog of 2.75x RAM, waiting (memory allocated) until /tmp/ready.go
-# appears.  Once the hog is gone the node has memory to spare (suction's
+# park NODE [FLAGS]: a workload (with FLAGS) of a quarter of the node's
+# RAM pushed out to swap by a hog of 2.75x RAM, waiting (memory
+# allocated) until /tmp/ready.go appears.  Once the hog is gone the node has memory to spare (suction's
 # mark is 25% of RAM available) even with the quarter back in.  It is an
 # orphan of the agent, which records how it ended in /tmp/reaped (a shell
 # waiting for it could itself die with a dead peer's pages).
 park() {
 	local mem
 	mem=$(node_mem "$1")
-	cx "$1" "rm -f /tmp/ready /tmp/ready.go; /bin/workload -m $((mem / 4)) -H $((mem * 11 / 4)) -r /tmp/ready -p 2 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
+	cx "$1" "rm -f /tmp/ready /tmp/ready.go; /bin/workload -m $((mem / 4)) -H $((mem * 11 / 4)) -r /tmp/ready -p 2 ${2:-} -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
 }
 parked() { [ -n "$(cx "$1" "ls /tmp/ready 2>/dev/null")" ]; }
 unpark() { cx "$1" "touch /tmp/ready.go" >/dev/null; }
@@ -358,16 +358,26 @@ unpark() { cx "$1" "touch /tmp/ready.go" >/dev/null; }
 load_exit() { cx "$1" 'grep "^$(cat /tmp/load.pid) " /tmp/reaped 2>/dev/null' | cut -d' ' -f2; }
 load_exited() { [ -n "$(load_exit "$1")" ]; }
 
-# park_with_remote NODE: park NODE's workload and wait for it; a problem
-# unless pages of it are on another node (PARKED_REMOTE: how many).
+# park_with_remote NODE [FLAGS]: park NODE's workload (with FLAGS) and
+# wait for it; a problem unless pages of it are on another node
+# (PARKED_REMOTE: how many).  With -S (the upper half of its area
+# tmpfs), a problem unless most of that half is in swap too
+# (PARKED_TMPFS_SWAP: its kB in swap, of PARKED_TMPFS kB).
 park_with_remote() {
 	local v
-	park "$1"
+	park "$1" "${2:-}"
 	wait_until 300 parked "$1" || problem "workload never parked"
 	v=$(dbg "$1" remote_pages)
 	[ "$v" -gt 0 ] 2>/dev/null || problem "no remote pages once parked ($v)"
 	# shellcheck disable=SC2034  # read by the sessions' figures
 	PARKED_REMOTE=$v
+	[[ "${2:-}" == *-S* ]] || return 0
+	# shellcheck disable=SC2016  # expanded in the guest
+	v=$(cx "$1" 'awk '\''/memfd:workload/ { f = 1; next } f && /^Size:/ { s = $2 } f && /^Swap:/ { print s, $2; exit }'\'' /proc/$(cat /tmp/load.pid)/smaps')
+	PARKED_TMPFS=${v%% *}
+	PARKED_TMPFS_SWAP=${v##* }
+	[ "${PARKED_TMPFS_SWAP:-0}" -gt $((${PARKED_TMPFS:-0} / 2)) ] 2>/dev/null ||
+		problem "the tmpfs half is not in swap: '$v' (kB: size, in swap)"
 }
 
 # verify_parked NODE: once unparked, wait for the workload; a problem

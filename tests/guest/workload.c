@@ -63,6 +63,11 @@
  *               nothing else touches: the kernel reads it when the process
  *               exits (futex_cleanup()), so a killed process's exit faults
  *               on a page that went to swap early (or to another machine)
+ *   -S          the upper half of the area is tmpfs: a memfd mapped shared
+ *               over it, so that its pages go to swap through shmem
+ *               (shmem_writepage(), shmem_swapin_folio(), and
+ *               shmem_unuse() at swapoff) while the lower half stays
+ *               anonymous memory; the same pages, versions and checks
  *   -q          quieter: no per-pass lines
  *
  * The last line is machine-readable:
@@ -285,7 +290,7 @@ static void wait_for_go(const char *ready)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: workload -m MIB [-s SEED] [-p PASSES] [-H MIB] [-r FILE] [-C INDEX] [-M MARKER] [-R PERCENT] [-X] [-F] [-q]\n"
+		"usage: workload -m MIB [-s SEED] [-p PASSES] [-H MIB] [-r FILE] [-C INDEX] [-M MARKER] [-R PERCENT] [-X] [-F] [-S] [-q]\n"
 		"       workload -U -m MIB [-P PROCS] [-s SEED] [-p PASSES] [-R PERCENT] [-X]\n"
 		"       workload -G|-V -m MIB [-s SEED]\n"
 		"       workload -Z SECONDS [-s SEED] [-R PERCENT] [-X]\n");
@@ -310,6 +315,25 @@ static void robust_list_in_cold_page(void)
 		perror("workload: set_robust_list");
 		exit(2);
 	}
+}
+
+/*
+ * -S: map a memfd of the upper half of BASE's PAGES pages over it, shared
+ * (its pages are tmpfs pages, written to swap by shmem); 0 or -1.
+ */
+static int tmpfs_upper_half(uint8_t *base, size_t pages)
+{
+	size_t lower = pages / 2, upper = pages - lower;
+	void *p;
+	int fd;
+
+	fd = memfd_create("workload", 0);
+	if (fd < 0 || ftruncate(fd, (off_t)(upper * PAGE)) < 0)
+		return -1;
+	p = mmap(base + lower * PAGE, upper * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? -1 : 0;
 }
 
 #define SORT_LINE_MAX 256
@@ -670,10 +694,10 @@ int main(int argc, char **argv)
 	int passes = 3, quiet = 0, opt, pass;
 	struct area a = { .seed = 1, .marker = "", .random_pct = -1 };
 	unsigned int compress_seconds = 0;
-	int use_mem = 0, procs = 2, sort_mode = 0, cold_robust = 0;
+	int use_mem = 0, procs = 2, sort_mode = 0, cold_robust = 0, tmpfs = 0;
 	size_t *perm;
 
-	while ((opt = getopt(argc, argv, "m:s:p:H:r:C:M:R:XZ:FqUP:GV")) != -1) {
+	while ((opt = getopt(argc, argv, "m:s:p:H:r:C:M:R:XZ:FSqUP:GV")) != -1) {
 		switch (opt) {
 		case 'm': mib = strtoul(optarg, NULL, 0); break;
 		case 's': a.seed = strtoull(optarg, NULL, 0); break;
@@ -686,6 +710,7 @@ int main(int argc, char **argv)
 		case 'X': a.realistic = 1; break;
 		case 'Z': compress_seconds = strtoul(optarg, NULL, 0); break;
 		case 'F': cold_robust = 1; break;
+		case 'S': tmpfs = 1; break;
 		case 'q': quiet = 1; break;
 		case 'U': use_mem = 1; break;
 		case 'P': procs = atoi(optarg); break;
@@ -707,7 +732,7 @@ int main(int argc, char **argv)
 	if (sort_mode == 'V')
 		return sort_verify(a.seed, mib);
 	if (use_mem) {
-		if (cold_robust || procs < 1 || procs > MAX_PROCS ||
+		if (cold_robust || tmpfs || procs < 1 || procs > MAX_PROCS ||
 		    (mib << 20) / PAGE < (size_t)procs)
 			usage();
 		return usemem(&a, mib, procs, passes, corrupt);
@@ -720,6 +745,11 @@ int main(int argc, char **argv)
 	perm = permutation(a.pages, a.seed);
 	if (a.base == MAP_FAILED || !a.version || !want || !perm) {
 		fprintf(stderr, "workload: cannot allocate %zu MiB: %s\n", mib,
+			strerror(errno));
+		return 2;
+	}
+	if (tmpfs && tmpfs_upper_half(a.base, a.pages)) {
+		fprintf(stderr, "workload: cannot map a memfd: %s\n",
 			strerror(errno));
 		return 2;
 	}
