@@ -57,6 +57,7 @@
 #include <linux/crc32c.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/frontswap.h>
 #include <linux/kthread.h>
 #include <linux/mempool.h>
 #include <linux/mm.h>
@@ -657,26 +658,6 @@ static int ramster_remotify_fn(void *arg)
 /*********************************
  * remote load
  *********************************/
-/*
- * Is the faulting task on its way out: killed, or exiting with its whole
- * thread group?  Then the kernel does not retry its fault when the load
- * is deferred (patch 0019, swapin_deferred_give_up(), which this
- * mirrors): its exit does not wait for a holder out of reach.  In
- * do_exit(), where its SIGKILL is no longer pending, its load still
- * waits for a link as any other (remote_wait_ms) before it is deferred;
- * it fetches nothing ahead for a process that will not read it.
- */
-static bool ramster_task_dying(void)
-{
-	const struct signal_struct *sig = current->signal;
-
-	if (fatal_signal_pending(current))
-		return true;
-	return (current->flags & PF_EXITING) &&
-	       ((READ_ONCE(sig->flags) & SIGNAL_GROUP_EXIT) ||
-		READ_ONCE(sig->group_exec_task) || !atomic_read(&sig->live));
-}
-
 /**
  * struct ramster_get_req - a GET waited for by a load
  * @req: the request
@@ -933,7 +914,15 @@ int ramster_remote_read_now(struct ramster_tree *tree,
 static int ramster_remote_get(struct ramster_tree *tree,
 			      struct ramster_entry *entry, void *buf, u8 asked)
 {
-	bool dying = ramster_task_dying();
+	/*
+	 * A task on its way out (frontswap.h) gets no retry of its fault
+	 * when the load is deferred (patch 0019): its exit does not wait
+	 * for a holder out of reach.  In do_exit(), where its SIGKILL is no
+	 * longer pending, its load still waits for a link as any other
+	 * (remote_wait_ms) before it is deferred; nothing is fetched ahead
+	 * for a process that will not read it.
+	 */
+	bool dying = frontswap_task_leaving();
 	u8 order[RAMSTER_MAX_HOLDERS];
 	bool transient = false, bad = false, waited = false, stale, local;
 	int i, n, ret, tries = 0;

@@ -126,7 +126,9 @@ swapoff_races_remotify() {
 	set_param 1 remote_lost_ms 600000
 	# The parked process's upper half is tmpfs (-S): swapoff brings both
 	# kinds home, through unuse_pte() and shmem_unuse(), each of which
-	# must go past a page out of reach and come back for it.
+	# must go past a page out of reach, if it meets one, and come back
+	# for it.  (Which half's pages are on node 2 at the cut is not
+	# forced: the check is that most of the tmpfs half is in swap.)
 	park_with_remote 1 -S
 	# A second process, rewriting its pages (each rewrite invalidates a
 	# remote copy), keeps remotification busy.  Its robust futex list

@@ -343,10 +343,11 @@ verify_load() {
 
 # park NODE [FLAGS]: a workload (with FLAGS) of a quarter of the node's
 # RAM pushed out to swap by a hog of 2.75x RAM, waiting (memory
-# allocated) until /tmp/ready.go appears.  Once the hog is gone the node has memory to spare (suction's
-# mark is 25% of RAM available) even with the quarter back in.  It is an
-# orphan of the agent, which records how it ended in /tmp/reaped (a shell
-# waiting for it could itself die with a dead peer's pages).
+# allocated) until /tmp/ready.go appears.  Once the hog is gone the node
+# has memory to spare (suction's mark is 25% of RAM available) even with
+# the quarter back in.  It is an orphan of the agent, which records how
+# it ended in /tmp/reaped (a shell waiting for it could itself die with a
+# dead peer's pages).
 park() {
 	local mem
 	mem=$(node_mem "$1")
@@ -374,10 +375,14 @@ park_with_remote() {
 	[[ "${2:-}" == *-S* ]] || return 0
 	# shellcheck disable=SC2016  # expanded in the guest
 	v=$(cx "$1" 'awk '\''/memfd:workload/ { f = 1; next } f && /^Size:/ { s = $2 } f && /^Swap:/ { print s, $2; exit }'\'' /proc/$(cat /tmp/load.pid)/smaps')
+	if ! [[ "$v" =~ ^[0-9]+\ [0-9]+$ ]]; then
+		problem "no tmpfs mapping in the parked process's smaps: '$v'"
+		return 0
+	fi
 	PARKED_TMPFS=${v%% *}
 	PARKED_TMPFS_SWAP=${v##* }
-	[ "${PARKED_TMPFS_SWAP:-0}" -gt $((${PARKED_TMPFS:-0} / 2)) ] 2>/dev/null ||
-		problem "the tmpfs half is not in swap: '$v' (kB: size, in swap)"
+	[ "$PARKED_TMPFS_SWAP" -gt $((PARKED_TMPFS / 2)) ] ||
+		problem "the tmpfs half is not in swap: $PARKED_TMPFS_SWAP of $PARKED_TMPFS kB"
 }
 
 # verify_parked NODE: once unparked, wait for the workload; a problem
