@@ -43,6 +43,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/frontswap.h>
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -331,7 +332,9 @@ static int ramster_ra_start(struct ramster_tree *tree,
  * Called right after the load's own GET left, so that the faulting page
  * is answered first.  The remote-only pages @holder keeps at the next
  * remote_readahead - 1 offsets each get a GET into a slot; a page staged
- * already, or a slot or frame that cannot be had, ends it.
+ * already, or a slot or frame that cannot be had, ends it.  Nothing is
+ * fetched for a task on its way out (frontswap_task_leaving()): it will
+ * not read on, even when its load took a page fetched ahead.
  */
 void ramster_ra_issue(struct ramster_tree *tree,
 		      const struct ramster_entry *entry, u8 holder)
@@ -342,7 +345,7 @@ void ramster_ra_issue(struct ramster_tree *tree,
 	int i, n = 0, ret = 0;
 	bool taken;
 
-	if (window < 2 || !ramster_ra_paced())
+	if (window < 2 || frontswap_task_leaving() || !ramster_ra_paced())
 		return;
 	spin_lock(&tree->lock);
 	next = ramster_index_next(tree, entry->offset + 1);

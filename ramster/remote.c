@@ -920,7 +920,7 @@ static int ramster_remote_get(struct ramster_tree *tree,
 	 * for a holder out of reach.  In do_exit(), where its SIGKILL is no
 	 * longer pending, its load still waits for a link as any other
 	 * (remote_wait_ms) before it is deferred; nothing is fetched ahead
-	 * for a process that will not read it.
+	 * for a process that will not read it (ramster_ra_issue()).
 	 */
 	bool dying = frontswap_task_leaving();
 	u8 order[RAMSTER_MAX_HOLDERS];
@@ -934,7 +934,7 @@ again:
 	for (i = 0; i < n; i++) {
 		ret = ramster_remote_get_holder(tree, entry, order[i], buf,
 						i == n - 1,
-						!tries && !i && !dying,
+						!tries && !i,
 						&waited);
 		if (!ret) {
 			if (i || (asked != RAMSTER_NO_NODE &&

@@ -182,7 +182,7 @@ tight_link_queue_bends() {
 	[ "$(dbg 1 peers/2/link_downs)" = "$downs0" ] || problem "the link went down"
 	set_param 1 link_queue_kb 512
 	set_param 2 link_queue_kb 512
-	FIGURES="$refused PUTs held back ($bp waits), largest queue seen $max bytes of pages, $all with small frames (bound $((limit * 1024))), 0 bad"
+	FIGURES="$refused PUTs held back ($bp waits), largest queue seen $max bytes of pages ($all of all frames, sampled apart; bound $((limit * 1024))), 0 bad"
 }
 
 # Node 2 restarts while node 1 is idle; node 1 reconnects and uses it.
