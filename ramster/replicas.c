@@ -26,6 +26,9 @@
  * Locking: this worker is the only one to forget a lost holder's copies
  * and to add copies to remote-only entries; entries change under their
  * tree lock (index.c), a bounded batch at a time.
+ * ramster_replicas_queue_lock is a leaf, taken in process context (link
+ * events, reconcile, the worker): it only orders the changes of when the
+ * worker runs next.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -51,6 +54,8 @@ static struct ramster_tree **ramster_replicas_trees;
 static struct workqueue_struct *ramster_replicas_wq;
 static void ramster_replicas_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ramster_replicas_work, ramster_replicas_fn);
+/* Orders the worker's re-queueing with the events' (a leaf lock). */
+static DEFINE_SPINLOCK(ramster_replicas_queue_lock);
 /* Holders that restarted: their copies are gone. */
 static DECLARE_BITMAP(ramster_replicas_restarted, RAMSTER_MAX_NODES);
 /* Per holder: 1 + its link epoch when its copies were last forgotten. */
@@ -69,17 +74,35 @@ static void ramster_replicas_kick(unsigned long delay)
 {
 	struct workqueue_struct *wq = READ_ONCE(ramster_replicas_wq);
 
-	if (wq)
-		mod_delayed_work(wq, &ramster_replicas_work, delay);
+	if (!wq)
+		return;
+	spin_lock(&ramster_replicas_queue_lock);
+	mod_delayed_work(wq, &ramster_replicas_work, delay);
+	spin_unlock(&ramster_replicas_queue_lock);
 }
 
-/* Run within @delay: never postpones a run already due sooner. */
+/*
+ * Run within @delay: sooner than planned if need be, never later.
+ * queue_delayed_work() alone leaves a pending run where it is, however
+ * late: a holder's down (look each second whether it is lost) then
+ * waited for the background walk, a minute away.  A pending work whose
+ * timer is not armed is on the worklist, due now (its timer fired, or a
+ * kick(0) queued it and left the timer's expiry stale, maybe far ahead):
+ * it stays.  Every arming of the timer happens under the lock.
+ */
 static void ramster_replicas_queue(unsigned long delay)
 {
 	struct workqueue_struct *wq = READ_ONCE(ramster_replicas_wq);
+	unsigned long due = jiffies + delay;
 
-	if (wq)
-		queue_delayed_work(wq, &ramster_replicas_work, delay);
+	if (!wq)
+		return;
+	spin_lock(&ramster_replicas_queue_lock);
+	if (!delayed_work_pending(&ramster_replicas_work) ||
+	    (timer_pending(&ramster_replicas_work.timer) &&
+	     time_after(READ_ONCE(ramster_replicas_work.timer.expires), due)))
+		mod_delayed_work(wq, &ramster_replicas_work, delay);
+	spin_unlock(&ramster_replicas_queue_lock);
 }
 
 /*
