@@ -182,7 +182,11 @@ static int ramster_handshake_recv_auth(struct ramster_frame_reader *r,
 
 	ret = ramster_frame_recv(r);
 	if (ret == -ECONNRESET || ret == -EPIPE) {
-		*why = "it closed the connection at the proof (another cluster key?)";
+		/*
+		 * It refused our proof, or its own deadline passed first
+		 * (a slow machine): only its log tells which.
+		 */
+		*why = "it hung up at the proof (another key, or its deadline passed: see its log)";
 		return -EKEYREJECTED;
 	}
 	if (ret)
