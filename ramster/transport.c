@@ -526,6 +526,7 @@ int ramster_send_if(u8 node, u32 cap, struct ramster_msg *msg,
 {
 	struct ramster_peer *peer = node < RAMSTER_MAX_NODES ?
 				    ramster_peers[node] : NULL;
+	u64 bound;
 	u32 bytes;
 
 	if (!peer) {
@@ -544,8 +545,13 @@ int ramster_send_if(u8 node, u32 cap, struct ramster_msg *msg,
 		return live ? -EOPNOTSUPP : -ENOTCONN;
 	}
 	bytes = ramster_msg_bytes(msg);
-	if ((msg->flags & RAMSTER_MSG_F_BOUNDED) &&
-	    peer->txq_bytes >= (u64)READ_ONCE(link_queue_kb) * 1024) {
+	bound = (u64)READ_ONCE(link_queue_kb) * 1024;
+	if (peer->txq_max_bound != bound) {
+		peer->txq_max_bound = bound;
+		peer->txq_max_bytes = peer->txq_bytes;
+		peer->txq_page_max_bytes = peer->txq_page_bytes;
+	}
+	if ((msg->flags & RAMSTER_MSG_F_BOUNDED) && peer->txq_bytes >= bound) {
 		peer->txq_refused++;
 		spin_unlock(&peer->lock);
 		ramster_msg_free(msg);
@@ -554,8 +560,9 @@ int ramster_send_if(u8 node, u32 cap, struct ramster_msg *msg,
 	peer->txq_bytes += bytes;
 	if (msg->flags & RAMSTER_MSG_F_BOUNDED)
 		peer->txq_page_bytes += bytes;
-	if (peer->txq_bytes > peer->txq_max_bytes)
-		peer->txq_max_bytes = peer->txq_bytes;
+	peer->txq_max_bytes = max(peer->txq_max_bytes, peer->txq_bytes);
+	peer->txq_page_max_bytes = max(peer->txq_page_max_bytes,
+				       peer->txq_page_bytes);
 	msg->hdr.version = peer->version;
 	if (req) {
 		req->id = ++peer->next_req_id;

@@ -69,6 +69,7 @@ void ramster_peer_debugfs_add(struct ramster_peer *peer)
 		{ "tx_queued_bytes", &peer->txq_bytes },
 		{ "tx_queued_page_bytes", &peer->txq_page_bytes },
 		{ "tx_queued_max_bytes", &peer->txq_max_bytes },
+		{ "tx_queued_page_max_bytes", &peer->txq_page_max_bytes },
 		{ "tx_queue_refused", &peer->txq_refused },
 	};
 	int i;

@@ -42,7 +42,11 @@ enum ramster_link_state {
  * @txq_bytes: bytes of the frames on @txq
  * @txq_page_bytes: of @txq_bytes, those of the frames that carry pages
  *	(RAMSTER_MSG_F_BOUNDED): at most link_queue_kb plus one frame
- * @txq_max_bytes: the most @txq_bytes has been
+ * @txq_max_bytes: the most @txq_bytes has been under @txq_max_bound
+ * @txq_page_max_bytes: the most @txq_page_bytes has been, the same way
+ * @txq_max_bound: link_queue_kb (in bytes) when the two above were last
+ *	reset: they start again from the queue as it is when the bound
+ *	changes, so they tell how the bound in force behaves
  * @txq_refused: page-sized frames refused because @txq was full
  * @pending: requests waiting for their replies, oldest first
  * @next_req_id: id of the next request
@@ -78,6 +82,8 @@ struct ramster_peer {
 	u64 txq_bytes;
 	u64 txq_page_bytes;
 	u64 txq_max_bytes;
+	u64 txq_page_max_bytes;
+	u64 txq_max_bound;
 	u64 txq_refused;
 	struct list_head pending;
 	u64 next_req_id;
@@ -93,7 +99,7 @@ struct ramster_peer {
 	struct work_struct tx_work;
 
 	u8 *rxbuf;
-	struct dentry *debugfs[8];
+	struct dentry *debugfs[9];
 };
 
 extern struct ramster_peer *ramster_peers[RAMSTER_MAX_NODES];

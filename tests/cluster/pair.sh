@@ -157,7 +157,9 @@ malformed_frames_rejected() {
 # rewrites: PUTs past the bound are refused and the remotify thread waits
 # (backpressure), the frames that carry pages stay within the bound plus
 # one page (small frames, GETs and invalidations, always pass and are not
-# bounded), the link never goes down, every page verifies.
+# bounded), the link never goes down, every page verifies.  The queue's
+# high-water marks are the module's own (reset when the bound changes):
+# sampling from here misses a queue that drains between two reads.
 tight_link_queue_bends() {
 	local downs0 refused0 bp0 refused bp max all limit=16 bad
 	set_param 1 link_queue_kb $limit
@@ -166,23 +168,22 @@ tight_link_queue_bends() {
 	refused0=$(dbg 1 peers/2/tx_queue_refused)
 	bp0=$(dbg 1 remote_put_backpressure)
 	load_bg 1 $((MEM * 2)) 11
-	LOADING=1 watch_loads 900 1:peers/2/tx_queued_page_bytes 1:peers/2/tx_queued_bytes ||
-		problem "workload did not finish"
+	LOADING=1 watch_loads 900 || problem "workload did not finish"
 	bad=$(load_bad 1)
 	[ "$bad" = 0 ] || problem "bad pages: $bad"
 	refused=$(($(dbg 1 peers/2/tx_queue_refused) - refused0))
 	bp=$(($(dbg 1 remote_put_backpressure) - bp0))
+	max=$(dbg 1 peers/2/tx_queued_page_max_bytes)
+	all=$(dbg 1 peers/2/tx_queued_max_bytes)
 	[ "$refused" -gt 0 ] || problem "no PUT was held back: the bound was never met"
 	[ "$bp" -gt 0 ] || problem "remote_put_backpressure did not move"
-	max=${WATCH_MAX[1:peers/2/tx_queued_page_bytes]:-0}
-	all=${WATCH_MAX[1:peers/2/tx_queued_bytes]:-0}
-	[ "$max" -gt 0 ] || problem "no page was ever seen queued: nothing was measured"
-	[ "$max" -le $((limit * 1024 + 4096 + 512)) ] ||
+	[ "$max" -gt 0 ] 2>/dev/null || problem "no page was queued under the bound: nothing was measured"
+	[ "$max" -le $((limit * 1024 + 4096 + 512)) ] 2>/dev/null ||
 		problem "queue held $max bytes of pages, bound $((limit * 1024)) (all frames: $all)"
 	[ "$(dbg 1 peers/2/link_downs)" = "$downs0" ] || problem "the link went down"
 	set_param 1 link_queue_kb 512
 	set_param 2 link_queue_kb 512
-	FIGURES="$refused PUTs held back ($bp waits), largest queue seen $max bytes of pages ($all of all frames, sampled apart; bound $((limit * 1024))), 0 bad"
+	FIGURES="$refused PUTs held back ($bp waits), most queued $max bytes of pages ($all of all frames; bound $((limit * 1024))), 0 bad"
 }
 
 # Node 2 restarts while node 1 is idle; node 1 reconnects and uses it.
