@@ -58,16 +58,49 @@ static void reap_orphans(void)
 	}
 }
 
-/* Run a command, its output in OUTPUT; returns its exit status. */
-static int run(const char *cmd)
+/*
+ * A fork() that fails for want of memory is tried again for a few
+ * seconds: the tests run commands on nodes under memory pressure, and a
+ * command that did not run must not read as one that printed nothing.
+ */
+static pid_t fork_patiently(void)
 {
-	int status, fd;
-	pid_t pid = fork();
+	pid_t pid;
+	int tries;
 
-	if (pid < 0)
+	for (tries = 0; tries < 50; tries++) {
+		pid = fork();
+		if (pid >= 0 || (errno != EAGAIN && errno != ENOMEM))
+			break;
+		usleep(100000);
+	}
+	return pid;
+}
+
+/*
+ * Run a command, its output in OUTPUT (or straight to the device if
+ * OUTPUT cannot be written); returns its exit status.  What keeps it
+ * from running is said on the device, ahead of the status.
+ */
+static int run(int dev, const char *cmd)
+{
+	char why[128];
+	int status, fd;
+	pid_t pid;
+
+	unlink(OUTPUT);
+	pid = fork_patiently();
+	if (pid < 0) {
+		snprintf(why, sizeof(why), "ramster-agent: cannot run it: fork: %s\n",
+			 strerror(errno));
+		if (dev >= 0 && write(dev, why, strlen(why)) < 0)
+			perror("ramster-agent: the device");
 		return 127;
+	}
 	if (pid == 0) {
 		fd = open(OUTPUT, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 && dev >= 0)
+			fd = dup(dev);
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
@@ -135,7 +168,7 @@ int main(int argc, char **argv)
 				break;
 			break;
 		}
-		status = run(cmd);
+		status = run(dev, cmd);
 		send_output(dev);
 		snprintf(reply, sizeof(reply), "@@RAMSTER-END %.64s %d\n", line,
 			 status);
@@ -147,7 +180,7 @@ int main(int argc, char **argv)
 	 * Orderly: swap comes back in before the node goes, from whichever
 	 * disk it is on (with a data disk it may not be /dev/vda).
 	 */
-	run("for d in $(awk 'NR > 1 { print $1 }' /proc/swaps); do swapoff $d; done");
+	run(-1, "for d in $(awk 'NR > 1 { print $1 }' /proc/swaps); do swapoff $d; done");
 	printf("RAMSTER-NODE: %s down\n", argv[2]);
 power_off:
 	fflush(stdout);
