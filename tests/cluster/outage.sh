@@ -1,0 +1,95 @@
+# shellcheck shell=bash
+# outage: the fault test small enough for the debug kernel (CI runs it
+# there: lockdep, KASAN, list and VM debugging, kmemleak), on the pair
+# (tests/configs/pair-fuzz.conf).  Node 1 parks a process (its upper
+# half tmpfs, every page rewritten once before it parks) with pages on
+# node 2.  Node 2's link is cut past link_timeout_ms with
+# remote_wait_ms=0 and the process unparked during the cut: its loads
+# of node 2's pages are deferred and retried (kernel patch 0011), so it
+# neither finishes nor dies while the link is down; once the link is
+# back (a new handshake, a reconcile) it verifies, 0 bad.  Then the
+# same cut under swapoff: swapoff waits for the pages out of reach, and
+# once the link is back it returns 0 with nothing of node 1's left on
+# either side; the parked process verifies.  The faults session does
+# the same things and more at sizes only the normal kernel gets through
+# in time.
+#
+# results: cluster_outage_loads_wait_the_cut_out
+# results: cluster_outage_swapoff_waits_the_cut_out
+# results: cluster_outage_no_kernel_warnings
+# timeout: 1500
+
+# shellcheck source=tests/cluster/lib.sh
+. "$TOP/tests/cluster/lib.sh"
+
+# cut_link: node 2's tap down until node 1 sees the link down (a
+# problem if it never does).
+cut_link() {
+	tap_set 2 down
+	wait_until 60 peer_state_is 1 2 down ||
+		problem "node 1 never saw the link to node 2 down"
+}
+
+# restore_link: the tap up and the link live again.
+restore_link() {
+	tap_set 2 up
+	wait_until 120 peer_state_is 1 2 live || problem "link 1-2 not live again"
+}
+
+loads_wait_the_cut_out() {
+	local deferred0 downs0 ups0 held v
+	park_with_remote 1 -S
+	held=$(dbg 2 foreign_pages)
+	deferred0=$(dbg 1 remote_loads_deferred)
+	downs0=$(dbg 1 peers/2/link_downs)
+	ups0=$(dbg 1 peers/2/link_ups)
+	set_param 1 remote_wait_ms 0
+	cut_link
+	unpark 1
+	# Long enough for the process to reach pages only node 2 has: it
+	# must still be there, neither done nor killed.
+	sleep 10
+	v=$(load_exit 1)
+	[ -z "$v" ] || problem "the workload ended (exit $v) with the link cut: nothing waited"
+	restore_link
+	verify_parked 1
+	set_param 1 remote_wait_ms 5000
+	[ "$(dbg 1 peers/2/link_downs)" -gt "$downs0" ] 2>/dev/null ||
+		problem "the link never went down: the test did not test"
+	[ "$(dbg 1 remote_loads_deferred)" -gt "$deferred0" ] 2>/dev/null ||
+		problem "no load was deferred: none met the cut"
+	FIGURES="parked $PARKED_REMOTE remote pages (node 2 held $held, ${PARKED_TMPFS_SWAP:-?} of ${PARKED_TMPFS:-?} kB of tmpfs in swap); loads deferred +$(($(dbg 1 remote_loads_deferred) - deferred0)), link ups +$(($(dbg 1 peers/2/link_ups) - ups0)), 0 bad"
+}
+
+swapoff_done() { [ -n "$(cx 1 'cat /tmp/swapoff.exit 2>/dev/null')" ]; }
+
+swapoff_waits_the_cut_out() {
+	local exit1 t0
+	park_with_remote 1 -S
+	cut_link
+	cx 1 "rm -f /tmp/swapoff.exit; (swapoff /dev/vda; echo \$? > /tmp/swapoff.exit) > /dev/null 2>&1 &" >/dev/null
+	t0=$(date +%s)
+	sleep 5
+	swapoff_done && problem "swapoff finished with the link cut: nothing waited"
+	restore_link
+	# shellcheck disable=SC2016  # expanded in the guest
+	wait_until 600 swapoff_done ||
+		problem "swapoff did not return in 600 s: $(task_where 1 '$(pidof swapoff)')"
+	exit1=$(cx 1 'cat /tmp/swapoff.exit 2>/dev/null')
+	[ "$exit1" = 0 ] || problem "swapoff exit ${exit1:-?}"
+	wait_until 120 nothing_left 1 2 ||
+		problem "two minutes after swapoff: $(left_counts 1 2 | tr '\n' ' ')"
+	unpark 1
+	verify_parked 1
+	cx 1 "swapon /dev/vda" >/dev/null
+	FIGURES="swapoff with $PARKED_REMOTE remote pages and the link cut took $(($(date +%s) - t0))s; nothing left on either side, 0 bad"
+}
+
+# Node 2 is never presumed dead here (its pages would then be lost, by
+# policy): the cuts, stretched by a slow guest, stay far below this.
+RAMSTER_PARAMS=remote_lost_ms=600000,suction_interval_ms=0 \
+	session_up "$TOP/tests/configs/pair-fuzz.conf" 1 2
+trap 'tap_set 2 up 2>/dev/null || true; on_exit' EXIT
+check cluster_outage_loads_wait_the_cut_out loads_wait_the_cut_out
+check cluster_outage_swapoff_waits_the_cut_out swapoff_waits_the_cut_out
+check cluster_outage_no_kernel_warnings check_consoles_clean
