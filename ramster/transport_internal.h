@@ -45,8 +45,9 @@ enum ramster_link_state {
  * @txq_max_bytes: the most @txq_bytes has been under @txq_max_bound
  * @txq_page_max_bytes: the most @txq_page_bytes has been, the same way
  * @txq_max_bound: link_queue_kb (in bytes) when the two above were last
- *	reset: they start again from the queue as it is when the bound
- *	changes, so they tell how the bound in force behaves
+ *	reset: the first frame queued after link_queue_kb changed starts
+ *	them again from the queue as it is, so they tell how the bound in
+ *	force behaves (once a queue above a lowered bound has drained)
  * @txq_refused: page-sized frames refused because @txq was full
  * @pending: requests waiting for their replies, oldest first
  * @next_req_id: id of the next request

@@ -113,9 +113,8 @@ lender_under_own_pressure() {
 # shellcheck disable=SC2016  # expanded in the guest
 rewriter_alive() { cx 1 'kill -0 $(cat /tmp/rw.pid) 2>/dev/null && echo alive' | grep -q alive; }
 rewriter_gone() { ! rewriter_alive; }
-swapoff_done() { [ -n "$(cx 1 'cat /tmp/swapoff.exit 2>/dev/null')" ]; }
 swapoff_races_remotify() {
-	local mem r0 puts0 inval0 lost0 at_cut exit1 t0 cut0 cut lost_ms kill0 died dying0 dying
+	local mem r0 puts0 inval0 lost0 at_cut t0 cut0 cut lost_ms kill0 died dying0 dying
 	mem=$(node_mem 1)
 	set_param 1 suction_interval_ms 0
 	# The cut lasts as long as the steps below take through the agents,
@@ -166,23 +165,14 @@ swapoff_races_remotify() {
 	died=$(($(date +%s) - kill0))
 	dying=$(dbg 1 remote_loads_deferred_dying)
 	dying=$((${dying:-0} - dying0))
-	cx 1 "rm -f /tmp/swapoff.exit; (swapoff /dev/vda; echo \$? > /tmp/swapoff.exit) > /dev/null 2>&1 &" >/dev/null
+	swapoff_start 1
 	t0=$(date +%s)
 	sleep 3
 	# Its remote pages cannot come while the link is cut.
 	cut=$(($(date +%s) - cut0))
-	swapoff_done && problem "swapoff finished with the link still cut (${cut}s): nothing raced"
+	swapoff_done 1 && problem "swapoff finished with the link still cut (${cut}s): nothing raced"
 	tap_set 2 up
-	# shellcheck disable=SC2016  # expanded in the guest
-	wait_until 600 swapoff_done ||
-		problem "swapoff did not return in 600 s: $(task_where 1 '$(pidof swapoff)')"
-	exit1=$(cx 1 'cat /tmp/swapoff.exit 2>/dev/null')
-	[ "$exit1" = 0 ] || problem "swapoff exit ${exit1:-?}"
-	wait_until 120 nothing_left 1 2 ||
-		problem "two minutes after swapoff: $(left_counts 1 2 | tr '\n' ' ')"
-	unpark 1
-	verify_parked 1
-	cx 1 "swapon /dev/vda" >/dev/null
+	swapoff_finish 1 2
 	set_param 1 remote_local_percent 50
 	set_param 1 suction_interval_ms 1000
 	set_param 1 remote_lost_ms "${lost_ms:-30000}"

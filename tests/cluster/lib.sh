@@ -396,6 +396,31 @@ verify_parked() {
 	[ "$(load_bad "$1")" = 0 ] || problem "node $1: bad pages: $(load_bad "$1")"
 }
 
+# swapoff_start NODE: swapoff of NODE's /dev/vda in the background (its
+# exit status in the guest's /tmp/swapoff.exit once it returns).
+swapoff_start() {
+	cx "$1" "rm -f /tmp/swapoff.exit; (swapoff /dev/vda; echo \$? > /tmp/swapoff.exit) > /dev/null 2>&1 &" >/dev/null
+}
+swapoff_done() { [ -n "$(cx "$1" 'cat /tmp/swapoff.exit 2>/dev/null')" ]; }
+
+# swapoff_finish NODE HOLDER: wait for NODE's background swapoff (600 s)
+# with its parked process: a problem unless swapoff returned 0, neither
+# NODE nor HOLDER counts a page of NODE's within two minutes, and the
+# process, unparked, verifies; then swap is on again.
+swapoff_finish() {
+	local v
+	# shellcheck disable=SC2016  # expanded in the guest
+	wait_until 600 swapoff_done "$1" ||
+		problem "swapoff did not return in 600 s: $(task_where "$1" '$(pidof swapoff)')"
+	v=$(cx "$1" 'cat /tmp/swapoff.exit 2>/dev/null')
+	[ "$v" = 0 ] || problem "swapoff exit ${v:-?}"
+	wait_until 120 nothing_left "$1" "$2" ||
+		problem "two minutes after swapoff: $(left_counts "$1" "$2" | tr '\n' ' ')"
+	unpark "$1"
+	verify_parked "$1"
+	cx "$1" "swapon /dev/vda" >/dev/null
+}
+
 # verify_parked_sigbus NODE: once unparked over lost pages, the workload
 # must die of SIGBUS (exit 135) without reading a wrong page, and a new
 # process on the node must run.

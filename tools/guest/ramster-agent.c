@@ -59,48 +59,47 @@ static void reap_orphans(void)
 }
 
 /*
- * A fork() that fails for want of memory is tried again for a few
- * seconds: the tests run commands on nodes under memory pressure, and a
- * command that did not run must not read as one that printed nothing.
+ * A fork() that fails for want of memory or of PIDs is tried again for a
+ * few seconds (reaping orphans meanwhile): the tests run commands on
+ * nodes under memory pressure, and a command that did not run reads on
+ * the host as one that printed nothing.  Why it did not run goes to the
+ * serial console, which the host keeps.
  */
 static pid_t fork_patiently(void)
 {
 	pid_t pid;
-	int tries;
+	int tries, err;
 
-	for (tries = 0; tries < 50; tries++) {
+	for (tries = 0;; tries++) {
 		pid = fork();
-		if (pid >= 0 || (errno != EAGAIN && errno != ENOMEM))
+		if (pid >= 0)
+			return pid;
+		err = errno;
+		if ((err != EAGAIN && err != ENOMEM) || tries == 49)
 			break;
+		reap_orphans();
 		usleep(100000);
 	}
-	return pid;
+	fprintf(stderr, "ramster-agent: cannot run a command: fork: %s\n",
+		strerror(err));
+	return -1;
 }
 
-/*
- * Run a command, its output in OUTPUT (or straight to the device if
- * OUTPUT cannot be written); returns its exit status.  What keeps it
- * from running is said on the device, ahead of the status.
- */
-static int run(int dev, const char *cmd)
+/* Run a command, its output in OUTPUT; returns its exit status. */
+static int run(const char *cmd)
 {
-	char why[128];
 	int status, fd;
 	pid_t pid;
 
+	/* Never the last command's output, if this one cannot write its own. */
 	unlink(OUTPUT);
 	pid = fork_patiently();
-	if (pid < 0) {
-		snprintf(why, sizeof(why), "ramster-agent: cannot run it: fork: %s\n",
-			 strerror(errno));
-		if (dev >= 0 && write(dev, why, strlen(why)) < 0)
-			perror("ramster-agent: the device");
+	if (pid < 0)
 		return 127;
-	}
 	if (pid == 0) {
 		fd = open(OUTPUT, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0 && dev >= 0)
-			fd = dup(dev);
+		if (fd < 0)
+			perror("ramster-agent: " OUTPUT);
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
@@ -112,6 +111,7 @@ static int run(int dev, const char *cmd)
 			close(fd);
 		}
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		perror("ramster-agent: /bin/sh");
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0)
@@ -148,12 +148,13 @@ int main(int argc, char **argv)
 	}
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		perror("ramster-agent: mlockall");
-	dev = open(argv[1], O_RDWR);
+	/* Close-on-exec: the commands and their orphans never hold it. */
+	dev = open(argv[1], O_RDWR | O_CLOEXEC);
 	if (dev < 0) {
 		perror(argv[1]);
 		goto power_off;
 	}
-	in = fdopen(dup(dev), "r");
+	in = fdopen(fcntl(dev, F_DUPFD_CLOEXEC, 0), "r");
 	if (!in)
 		goto power_off;
 	while (fgets(line, sizeof(line), in)) {
@@ -168,7 +169,7 @@ int main(int argc, char **argv)
 				break;
 			break;
 		}
-		status = run(dev, cmd);
+		status = run(cmd);
 		send_output(dev);
 		snprintf(reply, sizeof(reply), "@@RAMSTER-END %.64s %d\n", line,
 			 status);
@@ -180,7 +181,7 @@ int main(int argc, char **argv)
 	 * Orderly: swap comes back in before the node goes, from whichever
 	 * disk it is on (with a data disk it may not be /dev/vda).
 	 */
-	run(-1, "for d in $(awk 'NR > 1 { print $1 }' /proc/swaps); do swapoff $d; done");
+	run("for d in $(awk 'NR > 1 { print $1 }' /proc/swaps); do swapoff $d; done");
 	printf("RAMSTER-NODE: %s down\n", argv[2]);
 power_off:
 	fflush(stdout);
