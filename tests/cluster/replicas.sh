@@ -128,12 +128,14 @@ remote_loads_above() { [ "$(dbg 1 remote_loads)" -gt "$1" ] 2>/dev/null; }
 # The holder node 1 is reading from, killed mid-read: node 1 sees its GET
 # replies stop while its link is still live, the GETs in flight
 # fail (timeout, then link down) and are asked of the other replica.
+# The process reads slowly (2 ms a page, 16 s in all): on a fast machine
+# it read every page back before the kill, and no GET was in flight.
 get_in_flight() {
 	local loads0 failover0 timeout0 g2 g3 f2 f3 victim other t0
 	"$CLUSTER" start 2 >/dev/null 2>&1 || problem "restart of node 2 failed"
 	wait_until 120 peer_state_is 1 2 live || problem "link 1-2 not live again"
 	set_param 1 suction_interval_ms 0
-	park_with_remote 1
+	park_with_remote 1 "-T 2000"
 	wait_until 60 under_replicated_is 0 || problem "parked pages short of copies"
 	loads0=$(dbg 1 remote_loads)
 	timeout0=$(dbg 1 remote_loads_timeout)

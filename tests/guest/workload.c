@@ -20,6 +20,9 @@
  *   -r FILE     after filling (and the hog), create FILE and wait until
  *               FILE.go exists before verifying: lets a test act while
  *               the pages sit in swap (swapoff, rmmod, shrink)
+ *   -T USEC     pause USEC microseconds before each page it verifies: a
+ *               slow reader, so that a test can act while its loads are
+ *               in flight whatever the machine's speed
  *   -C INDEX    corrupt one byte of page INDEX after filling: proves that
  *               the verifier catches a wrong page (self-test only; with -U,
  *               the counter word of page INDEX of the first process: as
@@ -290,7 +293,7 @@ static void wait_for_go(const char *ready)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: workload -m MIB [-s SEED] [-p PASSES] [-H MIB] [-r FILE] [-C INDEX] [-M MARKER] [-R PERCENT] [-X] [-F] [-S] [-q]\n"
+		"usage: workload -m MIB [-s SEED] [-p PASSES] [-H MIB] [-r FILE] [-T USEC] [-C INDEX] [-M MARKER] [-R PERCENT] [-X] [-F] [-S] [-q]\n"
 		"       workload -U -m MIB [-P PROCS] [-s SEED] [-p PASSES] [-R PERCENT] [-X]\n"
 		"       workload -G|-V -m MIB [-s SEED]\n"
 		"       workload -Z SECONDS [-s SEED] [-R PERCENT] [-X]\n");
@@ -696,14 +699,16 @@ int main(int argc, char **argv)
 	unsigned int compress_seconds = 0;
 	int use_mem = 0, procs = 2, sort_mode = 0, cold_robust = 0, tmpfs = 0;
 	size_t *perm;
+	unsigned long pace_us = 0;
 
-	while ((opt = getopt(argc, argv, "m:s:p:H:r:C:M:R:XZ:FSqUP:GV")) != -1) {
+	while ((opt = getopt(argc, argv, "m:s:p:H:r:T:C:M:R:XZ:FSqUP:GV")) != -1) {
 		switch (opt) {
 		case 'm': mib = strtoul(optarg, NULL, 0); break;
 		case 's': a.seed = strtoull(optarg, NULL, 0); break;
 		case 'p': passes = atoi(optarg); break;
 		case 'H': hog_mib = strtoul(optarg, NULL, 0); break;
 		case 'r': ready = optarg; break;
+		case 'T': pace_us = strtoul(optarg, NULL, 0); break;
 		case 'C': corrupt = strtol(optarg, NULL, 0); break;
 		case 'M': a.marker = optarg; break;
 		case 'R': a.random_pct = atoi(optarg); break;
@@ -778,6 +783,8 @@ int main(int argc, char **argv)
 			/* sequential, random, reverse, random, ... */
 			i = pass % 2 ? perm[k] :
 			    pass % 4 == 2 ? a.pages - 1 - k : k;
+			if (pace_us)
+				usleep(pace_us);
 			pass_bad += check_page(&a, i, want, &reported);
 			/* Rewrite a quarter: the next pass must see it. */
 			if (pass + 1 < passes && mix64(i + pass) % 4 == 0)
