@@ -403,15 +403,16 @@ swapoff_start() {
 }
 swapoff_done() { [ -n "$(cx "$1" 'cat /tmp/swapoff.exit 2>/dev/null')" ]; }
 
-# swapoff_finish NODE HOLDER: wait for NODE's background swapoff (600 s)
-# with its parked process: a problem unless swapoff returned 0, neither
-# NODE nor HOLDER counts a page of NODE's within two minutes, and the
-# process, unparked, verifies; then swap is on again.
+# swapoff_finish NODE HOLDER [TIMEOUT_S]: wait for NODE's background
+# swapoff (600 s unless TIMEOUT_S) with its parked process: a problem
+# unless swapoff returned 0, neither NODE nor HOLDER counts a page of
+# NODE's within two minutes, and the process, unparked, verifies; then
+# swap is on again.
 swapoff_finish() {
-	local v
+	local v timeout=${3:-600}
 	# shellcheck disable=SC2016  # expanded in the guest
-	wait_until 600 swapoff_done "$1" ||
-		problem "swapoff did not return in 600 s: $(task_where "$1" '$(pidof swapoff)')"
+	wait_until "$timeout" swapoff_done "$1" ||
+		problem "swapoff did not return in $timeout s: $(task_where "$1" '$(pidof swapoff)')"
 	v=$(cx "$1" 'cat /tmp/swapoff.exit 2>/dev/null')
 	[ "$v" = 0 ] || problem "swapoff exit ${v:-?}"
 	wait_until 120 nothing_left "$1" "$2" ||
