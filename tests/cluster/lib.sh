@@ -355,8 +355,15 @@ park() {
 }
 parked() { [ -n "$(cx "$1" "ls /tmp/ready 2>/dev/null")" ]; }
 unpark() { cx "$1" "touch /tmp/ready.go" >/dev/null; }
+# load_exit NODE: the exit code of the workload in /tmp/load.pid, empty
+# while it runs.  Only a number counts: cx's own error text ("guest-exec:
+# timed out ...", a busy guest) once read as an exit, and the newest
+# record wins (a PID the guest used again).
 # shellcheck disable=SC2016  # expanded in the guest
-load_exit() { cx "$1" 'grep "^$(cat /tmp/load.pid) " /tmp/reaped 2>/dev/null' | cut -d' ' -f2; }
+load_exit() {
+	cx "$1" 'grep "^$(cat /tmp/load.pid) " /tmp/reaped 2>/dev/null' |
+		awk '$2 ~ /^[0-9]+$/ { code = $2 } END { if (code != "") print code }'
+}
 load_exited() { [ -n "$(load_exit "$1")" ]; }
 
 # park_with_remote NODE [FLAGS]: park NODE's workload (with FLAGS) and
