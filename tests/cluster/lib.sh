@@ -186,6 +186,8 @@ peer_ups_are() { [ "$(dbg "$1" "peers/$2/link_ups")" = "$3" ]; }
 remote_is_zero() { [ "$(dbg "$1" remote_pages)" = 0 ]; }
 foreign_at_most() { [ "$(dbg "$1" foreign_pages)" -le "$2" ] 2>/dev/null; }
 remote_at_least() { [ "$(dbg "$1" remote_pages)" -ge "$2" ] 2>/dev/null; }
+# dbg_above NODE FILE N: NODE's debugfs FILE holds a number above N.
+dbg_above() { [ "$(dbg "$1" "$2")" -gt "$3" ] 2>/dev/null; }
 
 # sum_of FILE NODE...: a counter added over nodes.
 sum_of() {

@@ -46,7 +46,6 @@ out_of_reach_count() {
 	if [[ "$w" =~ ^[0-9]+$ && "$d" =~ ^[0-9]+$ ]]; then echo $((w + d)); else echo unknown; fi
 }
 out_of_reach_above() { [ "$(out_of_reach_count)" -gt "$1" ] 2>/dev/null; }
-deferred_above() { [ "$(dbg 1 remote_loads_deferred)" -gt "$1" ] 2>/dev/null; }
 
 loads_wait_the_cut_out() {
 	local deferred0 downs0 ups0 wait_ms held v
@@ -64,7 +63,7 @@ loads_wait_the_cut_out() {
 	# and retried (a deferral each, RAMSTER_DEFER_PAUSE_MS apart), and
 	# after several it must still be there, neither done nor killed
 	# (reaped first: the agent reaps orphans after each command).
-	wait_until 120 deferred_above $((deferred0 + 5)) ||
+	wait_until 120 dbg_above 1 remote_loads_deferred $((deferred0 + 5)) ||
 		problem "fewer than 6 loads deferred in 120 s of the cut: none met it"
 	cx 1 true >/dev/null
 	v=$(load_exit 1)

@@ -25,7 +25,6 @@
 . "$TOP/tests/cluster/lib.sh"
 
 under_replicated_is() { [ "$(dbg 1 under_replicated)" = "$1" ]; }
-under_replicated_above_0() { [ "$(dbg 1 under_replicated)" -gt 0 ] 2>/dev/null; }
 
 start_workload() {
 	local mem
@@ -71,7 +70,7 @@ holder_killed() {
 	# minute later (the walk a down asks for must come sooner; 15 s
 	# leaves room for a slow guest and fails that bug three times in 4).
 	t0=$(date +%s)
-	wait_until 15 under_replicated_above_0 ||
+	wait_until 15 dbg_above 1 under_replicated 0 ||
 		problem "node 3 down 15 s, yet no page under-replicated: the loss was not seen"
 	seen=$(($(date +%s) - t0))
 	n=$(dbg 1 under_replicated)
@@ -103,7 +102,7 @@ rereplicated() {
 	park_with_remote 1
 	wait_until 60 under_replicated_is 0 || problem "parked pages short of copies before any kill"
 	"$CLUSTER" kill 3 >/dev/null 2>&1 || problem "second kill of node 3 failed"
-	wait_until 60 under_replicated_above_0 ||
+	wait_until 60 dbg_above 1 under_replicated 0 ||
 		problem "node 3 killed again, its copies never forgotten"
 	n=$(dbg 1 under_replicated)
 	copies0=$(dbg 1 replica_copies)
@@ -123,8 +122,6 @@ rereplicated() {
 	FIGURES="$n parked pages short of a copy; $(($(dbg 1 replica_copies) - copies0)) copies made again in ${secs}s from node 3's start (boot included); node 3 holds $held3; with node 2 then killed, the process verified from them"
 }
 
-remote_loads_above() { [ "$(dbg 1 remote_loads)" -gt "$1" ] 2>/dev/null; }
-
 # The holder node 1 is reading from, killed mid-read: node 1 sees its GET
 # replies stop while its link is still live, the GETs in flight
 # fail (timeout, then link down) and are asked of the other replica.
@@ -142,7 +139,7 @@ get_in_flight() {
 	g2=$(dbg 1 peers/2/gets_answered)
 	g3=$(dbg 1 peers/3/gets_answered)
 	unpark 1
-	wait_until 120 remote_loads_above $((loads0 + 50)) ||
+	wait_until 120 dbg_above 1 remote_loads $((loads0 + 50)) ||
 		problem "node 1 never read its parked pages back"
 	# The holder the loads read from answered the GETs since the unpark.
 	f2=$(($(dbg 1 peers/2/gets_answered) - g2))

@@ -65,7 +65,7 @@ static void reap_orphans(void)
 
 /*
  * A fork() that fails for want of memory or of PIDs is tried again for a
- * few seconds (reaping orphans meanwhile): the tests run commands on
+ * few seconds (reaping orphans meanwhile when out of PIDs): the tests run commands on
  * nodes under memory pressure, and a command that did not run reads on
  * the host as one that printed nothing.  Why it did not run goes to the
  * serial console, which the host keeps.
