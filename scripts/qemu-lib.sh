@@ -13,6 +13,7 @@
 #   make_swap_disk FILE [SIZE] / make_ext4_disk FILE SIZE LABEL
 #                         the disk images themselves
 #   qemu_start ...        qemu_command, then run it in the background
+#   pid_alive PID         the process runs (a zombie does not)
 #
 # Every QEMU process qemu_start starts is recorded in QEMU_PIDS, and
 # qemu_cleanup (install it with trap) kills exactly those, by PID.
@@ -137,6 +138,13 @@ qemu_start() {
 	"${QEMU_CMD[@]}" </dev/null >"$log.qemu" 2>&1 &
 	QEMU_LAST_PID=$!
 	QEMU_PIDS+=("$QEMU_LAST_PID")
+}
+
+# pid_alive PID: the process runs.  A zombie counts as gone: a QEMU that
+# outlived its launcher belongs to whoever adopted it (PID 1, a container's
+# init), which may reap it late or never; its tap and memory are free.
+pid_alive() {
+	[ -n "$1" ] && grep -q '^State:[[:space:]]*[^Z[:space:]]' "/proc/$1/status" 2>/dev/null
 }
 
 # qemu_wait PID TIMEOUT_S: 0 if the guest exited in time, 1 if it was

@@ -288,7 +288,7 @@ failed_up_test() {
 	pids=$(cat "$dir"/nodes/*/pid 2>/dev/null || true)
 	[ -n "$pids" ] || problem="$problem no-node-started"
 	for pid in $pids; do
-		if kill -0 "$pid" 2>/dev/null; then problem="$problem qemu-$pid-alive"; fi
+		if pid_alive "$pid"; then problem="$problem qemu-$pid-alive"; fi
 	done
 	if [ -z "$runtime" ] || [ -e "$runtime" ]; then
 		problem="$problem runtime-dir-left:${runtime:-unknown}"

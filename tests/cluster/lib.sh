@@ -19,6 +19,9 @@ set -euo pipefail
 
 : "${TOP:?run by tests/run.sh}" "${LOGS:?}" "${KERNEL_PROBLEMS:?}"
 
+# shellcheck source=scripts/qemu-lib.sh
+. "$TOP/scripts/qemu-lib.sh"
+
 SESSION=$(basename "$0" .sh)
 CLUSTER=$TOP/ramster-cluster
 DEBUGFS=/sys/kernel/debug/ramster
@@ -458,7 +461,7 @@ kmemleak_scan_nodes() {
 	local dir pid
 	for dir in "$RAMSTER_CLUSTER_DIR"/nodes/*/; do
 		pid=$(cat "$dir/pid" 2>/dev/null || true)
-		if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then continue; fi
+		pid_alive "$pid" || continue
 		# shellcheck disable=SC2016  # expanded in the guest
 		cx "$(basename "$dir")" 'k=/sys/kernel/debug/kmemleak; if [ -w $k ]; then { echo scan > $k && echo scan > $k; } 2>/dev/null || echo kmemleak scan failed; cat $k; fi' \
 			> "$dir/kmemleak.log"
@@ -486,7 +489,7 @@ check_down_orderly() {
 	runtime=$(cat "$RAMSTER_CLUSTER_DIR/runtime" 2>/dev/null || true)
 	session_down || problem "down failed: $(tail -n 1 "$DOWN_LOG")"
 	for num in $PIDS; do
-		if kill -0 "$num" 2>/dev/null; then problem "pid-$num-alive"; fi
+		if pid_alive "$num"; then problem "pid-$num-alive"; fi
 	done
 	for num in "$RAMSTER_CLUSTER_DIR"/nodes/*/; do
 		num=$(basename "$num")
