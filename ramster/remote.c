@@ -913,15 +913,6 @@ int ramster_remote_read_now(struct ramster_tree *tree,
 static int ramster_remote_get(struct ramster_tree *tree,
 			      struct ramster_entry *entry, void *buf, u8 asked)
 {
-	/*
-	 * A task on its way out (frontswap.h) gets no retry of its fault
-	 * when the load is deferred (patch 0019): its exit does not wait
-	 * for a holder out of reach.  In do_exit(), where its SIGKILL is no
-	 * longer pending, its load still waits for a link as any other
-	 * (remote_wait_ms) before it is deferred; nothing is fetched ahead
-	 * for a process that will not read it (ramster_ra_issue()).
-	 */
-	bool dying = frontswap_task_leaving();
 	u8 order[RAMSTER_MAX_HOLDERS];
 	bool transient = false, bad = false, waited = false, stale, local;
 	int i, n, ret, tries = 0;
@@ -964,7 +955,16 @@ again:
 	}
 	if (transient) {
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_DEFERRED);
-		if (dying)
+		/*
+		 * A task on its way out (frontswap.h) gets no retry of its
+		 * fault (patch 0019): its exit does not wait for a holder out
+		 * of reach.  Asked now, not when the load began: a task
+		 * killed while it waited for a link (remote_wait_ms) is one.
+		 * In do_exit(), where its SIGKILL is no longer pending, a
+		 * load still waits as any other before it is deferred;
+		 * nothing is fetched ahead for it (ramster_ra_issue()).
+		 */
+		if (frontswap_task_leaving())
 			ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_DEFERRED_DYING);
 		/* Retried faults must not spin on a holder that is away. */
 		if (!waited)
