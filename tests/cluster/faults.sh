@@ -110,8 +110,7 @@ lender_under_own_pressure() {
 	FIGURES="node 1 parked $PARKED_REMOTE remote pages; node 2: squeezes +$(($(dbg 2 lender_squeezes) - squeezes)), recalls sent +$(($(dbg 2 recalls_sent) - recalls)), foreign pages now $(dbg 2 foreign_pages)"
 }
 
-# shellcheck disable=SC2016  # expanded in the guest
-rewriter_alive() { cx 1 'kill -0 $(cat /tmp/rw.pid) 2>/dev/null && echo alive' | grep -q alive; }
+rewriter_alive() { guest_alive 1 /tmp/rw.pid; }
 rewriter_gone() { ! rewriter_alive; }
 swapoff_races_remotify() {
 	local mem r0 puts0 inval0 lost0 at_cut t0 cut0 cut lost_ms kill0 died dying0 dying

@@ -321,9 +321,13 @@ watch_loads() {
 	done
 }
 
+# guest_alive NODE PIDFILE: the guest process whose PID is in PIDFILE
+# runs (a zombie counts once: the agent reaps orphans after a command).
+guest_alive() { cx "$1" "kill -0 \$(cat $2) 2>/dev/null && echo alive" | grep -q alive; }
+
 # workload_alive NODE: the workload whose pid is in /tmp/load.pid runs
 # (the parking workloads write it; load_bg does not).
-workload_alive() { cx "$1" "kill -0 \$(cat /tmp/load.pid) && echo alive" | grep -q alive; }
+workload_alive() { guest_alive "$1" /tmp/load.pid; }
 
 # load_not_killed NODE: a problem if NODE's workload is gone without its
 # result line (killed: SIGBUS).
