@@ -10,12 +10,14 @@
 # back (a new handshake, a reconcile) it verifies, 0 bad.  Then the
 # same cut under swapoff: swapoff waits for the pages out of reach, and
 # once the link is back it returns 0 with nothing of node 1's left on
-# either side; the parked process verifies.  The faults session does
-# the same things and more at sizes only the normal kernel gets through
-# in time.
+# either side; the parked process verifies.  Last, a process reading
+# the parked one's tmpfs pages with read(2) during a cut is killed and
+# must leave at once.  The faults session does the same things and more
+# at sizes only the normal kernel gets through in time.
 #
 # results: cluster_outage_loads_wait_the_cut_out
 # results: cluster_outage_swapoff_waits_the_cut_out
+# results: cluster_outage_killed_reader_leaves
 # results: cluster_outage_no_kernel_warnings
 # timeout: 600
 
@@ -99,6 +101,47 @@ swapoff_waits_the_cut_out() {
 	FIGURES="swapoff with $PARKED_REMOTE remote pages and the link cut took $(($(date +%s) - t0))s; nothing left on either side, 0 bad"
 }
 
+# killed_reader_leaves: a process that reads the parked workload's tmpfs
+# pages with read(2) (cat of its memfd, through /proc/PID/map_files)
+# meets pages only node 2 has while the link is cut.  Killed, it must be
+# gone within seconds (kernel patch 0019: shmem gives up on a deferred
+# page for a task on its way out; before, its read spun on the lookup
+# until the link came back), without costing the workload a page: once
+# the link is back it verifies.
+reader_gone() { ! guest_alive 1 /tmp/reader.pid; }
+killed_reader_leaves() {
+	local range wait_ms deferred0 dying0 t0 gone
+	park_with_remote 1 -S
+	# shellcheck disable=SC2016  # expanded in the guest
+	range=$(cx 1 'awk "/memfd:workload/ { print \$1; exit }" /proc/$(cat /tmp/load.pid)/maps')
+	if ! [[ "$range" =~ ^[0-9a-f]+-[0-9a-f]+$ ]]; then
+		problem "no tmpfs mapping in the parked process's maps: '$range'"
+		return
+	fi
+	wait_ms=$(cx 1 cat /sys/module/ramster/parameters/remote_wait_ms)
+	[[ "$wait_ms" =~ ^[0-9]+$ ]] || wait_ms=5000
+	set_param 1 remote_wait_ms 0
+	cut_link
+	deferred0=$(dbg 1 remote_loads_deferred)
+	dying0=$(dbg 1 remote_loads_deferred_dying)
+	cx 1 "cat /proc/\$(cat /tmp/load.pid)/map_files/$range > /dev/null 2>&1 & echo \$! > /tmp/reader.pid" >/dev/null
+	wait_until 120 dbg_above 1 remote_loads_deferred $((deferred0 + 2)) ||
+		problem "the reader met no page out of reach in 120 s of the cut"
+	reader_gone && problem "the reader ended with the link cut: nothing waited"
+	# shellcheck disable=SC2016  # expanded in the guest
+	cx 1 'kill -9 $(cat /tmp/reader.pid)' >/dev/null
+	t0=$(date +%s)
+	# shellcheck disable=SC2016  # expanded in the guest
+	wait_until 30 reader_gone ||
+		problem "the killed reader still there 30 s later: $(task_where 1 '$(cat /tmp/reader.pid)')"
+	gone=$(($(date +%s) - t0))
+	restore_link
+	unpark 1
+	verify_parked 1
+	set_param 1 remote_wait_ms "$wait_ms"
+	FIGURES="a reader of $PARKED_REMOTE remote pages killed during the cut: gone in ${gone}s (loads deferred +$(($(dbg 1 remote_loads_deferred) - deferred0)), $(($(dbg 1 remote_loads_deferred_dying) - dying0)) of them a dying task's); the workload then verified, 0 bad"
+}
+
 # Node 2 is never presumed dead here (its pages would then be lost, by
 # policy): the cuts, stretched by a slow guest, stay far below this.
 RAMSTER_PARAMS=remote_lost_ms=600000,suction_interval_ms=0 \
@@ -106,4 +149,5 @@ RAMSTER_PARAMS=remote_lost_ms=600000,suction_interval_ms=0 \
 trap 'tap_set 2 up 2>/dev/null || true; on_exit' EXIT
 check cluster_outage_loads_wait_the_cut_out loads_wait_the_cut_out
 check cluster_outage_swapoff_waits_the_cut_out swapoff_waits_the_cut_out
+check cluster_outage_killed_reader_leaves killed_reader_leaves
 check cluster_outage_no_kernel_warnings check_consoles_clean
