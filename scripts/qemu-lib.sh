@@ -14,6 +14,7 @@
 #                         the disk images themselves
 #   qemu_start ...        qemu_command, then run it in the background
 #   pid_alive PID         the process runs (a zombie does not)
+#   qemu_runs PID LOG     it is still the QEMU with its console in LOG
 #
 # Every QEMU process qemu_start starts is recorded in QEMU_PIDS, and
 # qemu_cleanup (install it with trap) kills exactly those, by PID.
@@ -145,6 +146,15 @@ qemu_start() {
 # init), which may reap it late or never; its tap and memory are free.
 pid_alive() {
 	[ -n "$1" ] && grep -q '^State:[[:space:]]*[^Z[:space:]]' "/proc/$1/status" 2>/dev/null
+}
+
+# qemu_runs PID LOG: PID is still the QEMU started with its serial console
+# in LOG: running (see pid_alive) and with LOG on its command line.  A PID
+# alone proves nothing once its process is gone: pid_max is often 32768,
+# a long test run wraps it, and a guest's recorded PID may by then be
+# somebody else's process.
+qemu_runs() {
+	pid_alive "$1" && grep -qaF -- "file:$2" "/proc/$1/cmdline" 2>/dev/null
 }
 
 # qemu_wait PID TIMEOUT_S: 0 if the guest exited in time, 1 if it was

@@ -272,7 +272,8 @@ netns_tests() {
 # processes, its network namespace, its runtime directory.  With a boot
 # timeout of 0 s it fails right after starting the nodes.
 failed_up_test() {
-	local dir=$LOGS/failed-up log=$LOGS/failed-up.log ns runtime pid pids problem=
+	local dir log=$LOGS/failed-up.log ns runtime pid pids problem=
+	dir=$(realpath -ms -- "$LOGS/failed-up")
 	rm -rf "$dir"
 	if RAMSTER_CLUSTER_DIR=$dir RAMSTER_BOOT_TIMEOUT=0 \
 		"$TOP/ramster-cluster" up "$TOP/cluster-configs/pair.conf" > "$log" 2>&1; then
@@ -288,7 +289,7 @@ failed_up_test() {
 	pids=$(cat "$dir"/nodes/*/pid 2>/dev/null || true)
 	[ -n "$pids" ] || problem="$problem no-node-started"
 	for pid in $pids; do
-		if pid_alive "$pid"; then problem="$problem qemu-$pid-alive"; fi
+		if qemu_runs "$pid" "$dir/nodes/"; then problem="$problem qemu-$pid-alive"; fi
 	done
 	if [ -z "$runtime" ] || [ -e "$runtime" ]; then
 		problem="$problem runtime-dir-left:${runtime:-unknown}"

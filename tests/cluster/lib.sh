@@ -25,12 +25,16 @@ set -euo pipefail
 SESSION=$(basename "$0" .sh)
 CLUSTER=$TOP/ramster-cluster
 DEBUGFS=/sys/kernel/debug/ramster
-export RAMSTER_CLUSTER_DIR=$LOGS/cluster-$SESSION
+# Absolute and normalized, as ./ramster-cluster has it: the nodes' QEMUs
+# are known by the console paths under it (qemu_runs).
+RAMSTER_CLUSTER_DIR=$(realpath -ms -- "$LOGS/cluster-$SESSION")
+export RAMSTER_CLUSTER_DIR
 UP_LOG=$LOGS/cluster-$SESSION-up.log
 DOWN_LOG=$LOGS/cluster-$SESSION-down.log
 # Set while the cluster is up: the exit trap takes it down.
 CLUSTER_UP=
-# Every QEMU PID the session's nodes had (for cluster_down_orderly).
+# The QEMU PIDs the session's nodes had at its start (for
+# cluster_down_orderly; a node started again later records a new one).
 PIDS=
 
 #########################################
@@ -463,9 +467,9 @@ verify_parked_sigbus() {
 # checked; a node stopped or killed earlier takes its leaks with it.
 kmemleak_scan_nodes() {
 	local dir pid
-	for dir in "$RAMSTER_CLUSTER_DIR"/nodes/*/; do
+	for dir in "$RAMSTER_CLUSTER_DIR"/nodes/*; do
 		pid=$(cat "$dir/pid" 2>/dev/null || true)
-		pid_alive "$pid" || continue
+		qemu_runs "$pid" "$dir/console.log" || continue
 		# shellcheck disable=SC2016  # expanded in the guest
 		cx "$(basename "$dir")" 'k=/sys/kernel/debug/kmemleak; if [ -w $k ]; then { echo scan > $k && echo scan > $k; } 2>/dev/null || echo kmemleak scan failed; cat $k; fi' \
 			> "$dir/kmemleak.log"
@@ -492,8 +496,10 @@ check_down_orderly() {
 	local num name runtime
 	runtime=$(cat "$RAMSTER_CLUSTER_DIR/runtime" 2>/dev/null || true)
 	session_down || problem "down failed: $(tail -n 1 "$DOWN_LOG")"
-	for num in $PIDS; do
-		if pid_alive "$num"; then problem "pid-$num-alive"; fi
+	for num in $PIDS $(cat "$RAMSTER_CLUSTER_DIR"/nodes/*/pid 2>/dev/null); do
+		if qemu_runs "$num" "$RAMSTER_CLUSTER_DIR/nodes/"; then
+			problem "pid-$num-alive"
+		fi
 	done
 	for num in "$RAMSTER_CLUSTER_DIR"/nodes/*/; do
 		num=$(basename "$num")
