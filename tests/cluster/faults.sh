@@ -54,7 +54,7 @@ flap() {
 	wait_until 60 peer_state_is 1 2 live || problem "link 1-2 not live again"
 	sleep 20
 	load_not_killed 1
-	FIGURES="$held pages on node 2 when cut, link downs +$(($(dbg 1 peers/2/link_downs) - downs0)), loads that waited +$(($(dbg 1 remote_loads_waited) - waited)), deferred +$(($(dbg 1 remote_loads_deferred) - deferred))"
+	FIGURES="$held pages on node 2 when cut, link downs +$(since 1 peers/2/link_downs "$downs0"), loads that waited +$(since 1 remote_loads_waited "$waited"), deferred +$(since 1 remote_loads_deferred "$deferred")"
 }
 
 flap_1s() { flap 1; }
@@ -107,7 +107,7 @@ lender_under_own_pressure() {
 		problem "node 2 never went under its reserve: nothing was tested"
 	[ "$(dbg 2 recalls_sent)" -gt "$recalls" ] 2>/dev/null ||
 		problem "node 2 was pressed but recalled nothing"
-	FIGURES="node 1 parked $PARKED_REMOTE remote pages; node 2: squeezes +$(($(dbg 2 lender_squeezes) - squeezes)), recalls sent +$(($(dbg 2 recalls_sent) - recalls)), foreign pages now $(dbg 2 foreign_pages)"
+	FIGURES="node 1 parked $PARKED_REMOTE remote pages; node 2: squeezes +$(since 2 lender_squeezes "$squeezes"), recalls sent +$(since 2 recalls_sent "$recalls"), foreign pages now $(dbg 2 foreign_pages)"
 }
 
 rewriter_alive() { guest_alive 1 /tmp/rw.pid; }
@@ -175,7 +175,7 @@ swapoff_races_remotify() {
 	set_param 1 remote_local_percent 50
 	set_param 1 suction_interval_ms 1000
 	set_param 1 remote_lost_ms "${lost_ms:-30000}"
-	FIGURES="parked with ${PARKED_TMPFS_SWAP:-?} of ${PARKED_TMPFS:-?} kB of tmpfs in swap; cut with $at_cut pages for ${cut}s (the killed rewriter gone in ${died}s, $dying of its loads out of reach); swapoff took $(($(date +%s) - t0))s; puts +$(($(dbg 1 remote_puts) - puts0)), invalidations +$(($(dbg 1 remote_invalidates) - inval0)) (lost +$(($(dbg 1 remote_invalidates_lost) - lost0))) since the cut; nothing left on either side, 0 bad"
+	FIGURES="parked with ${PARKED_TMPFS_SWAP:-?} of ${PARKED_TMPFS:-?} kB of tmpfs in swap; cut with $at_cut pages for ${cut}s (the killed rewriter gone in ${died}s, $dying of its loads out of reach); swapoff took $(($(date +%s) - t0))s; puts +$(since 1 remote_puts "$puts0"), invalidations +$(since 1 remote_invalidates "$inval0") (lost +$(since 1 remote_invalidates_lost "$lost0")) since the cut; nothing left on either side, 0 bad"
 }
 
 session_up "$TOP/tests/configs/pair-fuzz.conf" 1 2

@@ -129,8 +129,11 @@ session_down() {
 # cx NODE CMD...: run a command in a node; its output, never a failure.
 cx() { "$CLUSTER" exec "$@" 2>&1 | tr -d '\r' || true; }
 
-# dbg NODE FILE: one value from a node's debugfs (empty if unreadable).
-dbg() { cx "$1" "cat $DEBUGFS/$2" | head -n 1; }
+# dbg NODE FILE: one value from a node's debugfs, empty if unreadable.
+# Every file read so is one word (a counter, a state): anything else is
+# an error's text (a busy guest's agent timed out, the node is down),
+# which must not reach a comparison or $(( )) as if it were a value.
+dbg() { cx "$1" "cat $DEBUGFS/$2" | head -n 1 | grep -xE '[[:alnum:]_.-]+' || true; }
 
 # node_conf NODE KEY: a value of the node's stanza in the cluster.conf.
 node_conf() { "$TOP/build/host/ramster-conf" get "$RAMSTER_CLUSTER_DIR/cluster.conf" "$1" "$2"; }
@@ -195,6 +198,18 @@ foreign_at_most() { [ "$(dbg "$1" foreign_pages)" -le "$2" ] 2>/dev/null; }
 remote_at_least() { [ "$(dbg "$1" remote_pages)" -ge "$2" ] 2>/dev/null; }
 # dbg_above NODE FILE N: NODE's debugfs FILE holds a number above N.
 dbg_above() { [ "$(dbg "$1" "$2")" -gt "$3" ] 2>/dev/null; }
+
+# since NODE FILE BASE: how much a counter grew from BASE, "?" if either
+# is not a number (for figures: an unreadable counter is not a zero).
+since() {
+	local v
+	v=$(dbg "$1" "$2")
+	if [[ "$v" =~ ^[0-9]+$ && "$3" =~ ^[0-9]+$ ]]; then
+		echo $((v - $3))
+	else
+		echo "?"
+	fi
+}
 
 # sum_of FILE NODE...: a counter added over nodes.
 sum_of() {

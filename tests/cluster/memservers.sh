@@ -23,7 +23,10 @@ under_replicated_is_0() { [ "$(dbg "$1" under_replicated)" = 0 ]; }
 # a holder's restart is seen or when the reconciliation at its link up
 # finds them missing, whichever comes first.
 copies_forgotten() {
-	echo $(($(dbg "$1" replicas_lost) + $(dbg "$1" reconcile_copies_lost)))
+	local a b
+	a=$(dbg "$1" replicas_lost)
+	b=$(dbg "$1" reconcile_copies_lost)
+	if [[ "$a" =~ ^[0-9]+$ && "$b" =~ ^[0-9]+$ ]]; then echo $((a + b)); else echo "?"; fi
 }
 # links_live NODE: the links of both clients to NODE are live.
 links_live() {

@@ -82,7 +82,7 @@ loads_wait_the_cut_out() {
 		cx 1 'kill -9 $(cat /tmp/load.pid) 2>/dev/null' >/dev/null
 		wait_until 60 load_exited 1 || problem "the workload did not die of SIGKILL in 60 s"
 	fi
-	FIGURES="parked $PARKED_REMOTE remote pages (node 2 held $held, ${PARKED_TMPFS_SWAP:-?} of ${PARKED_TMPFS:-?} kB of tmpfs in swap); loads deferred +$(($(dbg 1 remote_loads_deferred) - deferred0)), link ups +$(($(dbg 1 peers/2/link_ups) - ups0)), 0 bad"
+	FIGURES="parked $PARKED_REMOTE remote pages (node 2 held $held, ${PARKED_TMPFS_SWAP:-?} of ${PARKED_TMPFS:-?} kB of tmpfs in swap); loads deferred +$(since 1 remote_loads_deferred "$deferred0"), link ups +$(since 1 peers/2/link_ups "$ups0"), 0 bad"
 }
 swapoff_waits_the_cut_out() {
 	local t0 met0
@@ -139,7 +139,7 @@ killed_reader_leaves() {
 	unpark 1
 	verify_parked 1
 	set_param 1 remote_wait_ms "$wait_ms"
-	FIGURES="a reader of $PARKED_REMOTE remote pages killed during the cut: gone in ${gone}s (loads deferred +$(($(dbg 1 remote_loads_deferred) - deferred0)), $(($(dbg 1 remote_loads_deferred_dying) - dying0)) of them a dying task's); the workload then verified, 0 bad"
+	FIGURES="a reader of $PARKED_REMOTE remote pages killed during the cut: gone in ${gone}s (loads deferred +$(since 1 remote_loads_deferred "$deferred0"), $(since 1 remote_loads_deferred_dying "$dying0") of them a dying task's); the workload then verified, 0 bad"
 }
 
 # Node 2 is never presumed dead here (its pages would then be lost, by

@@ -47,7 +47,7 @@ frees_orphans() {
 		problem "no orphan freed (reconcile_runs $(dbg 1 reconcile_runs), node 2 foreign_reconciles $(dbg 2 foreign_reconciles))"
 	[ "$(dbg 1 reconcile_bad_replies)" = 0 ] ||
 		problem "reconcile_bad_replies $(dbg 1 reconcile_bad_replies)"
-	FIGURES="link downs +$(($(dbg 1 peers/2/link_downs) - downs0)), reconcile_runs $(dbg 1 reconcile_runs), reconcile_orphans_freed $(dbg 1 reconcile_orphans_freed), remote_puts_failed $(dbg 1 remote_puts_failed); $(load_result 1 | sed 's/workload: result //')"
+	FIGURES="link downs +$(since 1 peers/2/link_downs "$downs0"), reconcile_runs $(dbg 1 reconcile_runs), reconcile_orphans_freed $(dbg 1 reconcile_orphans_freed), remote_puts_failed $(dbg 1 remote_puts_failed); $(load_result 1 | sed 's/workload: result //')"
 }
 
 # Node 2 holds what node 1 believes, no more, while it holds pages.
@@ -81,7 +81,7 @@ lost_invalidates() {
 		problem "no INVALIDATE was lost: the test did not test"
 	wait_until 120 counts_agree ||
 		problem "node 1 believes node 2 holds $(believed), node 2 holds $(held) for it"
-	FIGURES="node 2 held $before; INVALIDATEs lost +$(($(dbg 1 remote_invalidates_lost) - lost0)), orphans freed +$(($(dbg 1 reconcile_orphans_freed) - freed0)); node 2 now holds $(held), foreign_pages $(dbg 2 foreign_pages)"
+	FIGURES="node 2 held $before; INVALIDATEs lost +$(since 1 remote_invalidates_lost "$lost0"), orphans freed +$(since 1 reconcile_orphans_freed "$freed0"); node 2 now holds $(held), foreign_pages $(dbg 2 foreign_pages)"
 	set_param 1 suction_interval_ms 1000
 }
 

@@ -81,7 +81,7 @@ holder_killed() {
 		problem "$n pages under-replicated, more than the $remote remote ones"
 	sleep 20
 	load_not_killed 1
-	FIGURES="node 3 held $held pages when killed; loss seen ${seen}s after its down was seen; $(dbg 1 under_replicated) under-replicated after remote_lost_ms, $(dbg 1 replicas_lost) copies forgotten, loads served by the other replica after a failure +$(($(dbg 1 remote_loads_failover) - failover0))"
+	FIGURES="node 3 held $held pages when killed; loss seen ${seen}s after its down was seen; $(dbg 1 under_replicated) under-replicated after remote_lost_ms, $(dbg 1 replicas_lost) copies forgotten, loads served by the other replica after a failure +$(since 1 remote_loads_failover "$failover0")"
 }
 
 pages_verify() {
@@ -119,7 +119,7 @@ rereplicated() {
 	wait_until 60 peer_state_is 1 2 down || problem "node 2 not seen down"
 	unpark 1
 	verify_parked 1
-	FIGURES="$n parked pages short of a copy; $(($(dbg 1 replica_copies) - copies0)) copies made again in ${secs}s from node 3's start (boot included); node 3 holds $held3; with node 2 then killed, the process verified from them"
+	FIGURES="$n parked pages short of a copy; $(since 1 replica_copies "$copies0") copies made again in ${secs}s from node 3's start (boot included); node 3 holds $held3; with node 2 then killed, the process verified from them"
 }
 
 # The holder node 1 is reading from, killed mid-read: node 1 sees its GET
@@ -142,10 +142,10 @@ get_in_flight() {
 	wait_until 120 dbg_above 1 remote_loads $((loads0 + 50)) ||
 		problem "node 1 never read its parked pages back"
 	# The holder the loads read from answered the GETs since the unpark.
-	f2=$(($(dbg 1 peers/2/gets_answered) - g2))
-	f3=$(($(dbg 1 peers/3/gets_answered) - g3))
+	f2=$(since 1 peers/2/gets_answered "$g2")
+	f3=$(since 1 peers/3/gets_answered "$g3")
 	victim=2 other=3
-	[ "$f3" -gt "$f2" ] && victim=3 other=2
+	[ "$f3" -gt "$f2" ] 2>/dev/null && victim=3 other=2
 	failover0=$(dbg 1 remote_loads_failover)
 	# Its tap first (at once, from here), then its VM: the GETs sent
 	# to it are never answered, and its link is live until
@@ -157,7 +157,7 @@ get_in_flight() {
 	verify_parked 1
 	[ "$(dbg 1 remote_loads_failover)" -gt "$failover0" ] 2>/dev/null ||
 		problem "no load went to node $other after node $victim died: no GET was in flight"
-	FIGURES="node $victim killed while serving (GETs answered since the unpark: node 2 $f2, node 3 $f3); $(($(dbg 1 remote_loads_failover) - failover0)) loads served by node $other instead, $(($(dbg 1 remote_loads_timeout) - timeout0)) GETs timed out, workload done $(($(date +%s) - t0))s after the kill, 0 bad"
+	FIGURES="node $victim killed while serving (GETs answered since the unpark: node 2 $f2, node 3 $f3); $(since 1 remote_loads_failover "$failover0") loads served by node $other instead, $(since 1 remote_loads_timeout "$timeout0") GETs timed out, workload done $(($(date +%s) - t0))s after the kill, 0 bad"
 	if [ "$victim" = 3 ]; then
 		"$CLUSTER" kill 2 >/dev/null 2>&1 || problem "kill of node 2 failed"
 		"$CLUSTER" start 3 >/dev/null 2>&1 || problem "restart of node 3 failed"
