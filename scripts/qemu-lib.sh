@@ -141,11 +141,14 @@ qemu_start() {
 	QEMU_PIDS+=("$QEMU_LAST_PID")
 }
 
-# pid_alive PID: the process runs.  A zombie counts as gone: a QEMU that
-# outlived its launcher belongs to whoever adopted it (PID 1, a container's
-# init), which may reap it late or never; its tap and memory are free.
+# pid_alive PID: the process runs.  A zombie whose threads have all exited
+# counts as gone: a QEMU that outlived its launcher belongs to whoever
+# adopted it (PID 1, a container's init), which may reap it late or never;
+# its tap and memory are free.  While other threads of it are still on
+# their way out (the leader shows Z first), they hold those: alive.
 pid_alive() {
-	[ -n "$1" ] && grep -q '^State:[[:space:]]*[^Z[:space:]]' "/proc/$1/status" 2>/dev/null
+	[ -n "$1" ] && awk '/^State:/ { z = $2 == "Z" } /^Threads:/ { t = $2 }
+		END { exit !(NR > 0 && (!z || t > 1)) }' "/proc/$1/status" 2>/dev/null
 }
 
 # qemu_runs PID LOG: PID is still the QEMU started with its serial console

@@ -148,7 +148,7 @@ node_mem() { node_conf "$1" memory; }
 # asks has failed already.
 task_where() {
 	# shellcheck disable=SC2016  # expanded in the guest
-	RAMSTER_EXEC_TIMEOUT=30 cx "$1" 'set -- '"$2"'; p=${1:-?}; [ -d "/proc/$p" ] || { echo "pid $p gone"; exit; }; echo "pid $p $(grep ^State: /proc/$p/status), in $(sed "s/^\[<[0-9a-f]*>\] //; s/+0x.*//" /proc/$p/stack 2>/dev/null | head -n 16 | tr "\n" "<")"' |
+	RAMSTER_EXEC_TIMEOUT=30 cx "$1" 'set -- '"$2"'; p=${1:-?}; [ -d "/proc/$p" ] || { echo "pid $p gone"; exit; }; echo "pid $p $(grep ^State: /proc/$p/status), in $(sed "s/^\[<[0-9a-f]*>\] //; s/+0x.*//" /proc/$p/stack 2>/dev/null | head -n 24 | tr "\n" "<")"' |
 		tr -s '\t\n' '  ' | sed 's/< *$//; s/</ < /g'
 }
 
