@@ -110,8 +110,7 @@ lender_under_own_pressure() {
 	FIGURES="node 1 parked $PARKED_REMOTE remote pages; node 2: squeezes +$(since 2 lender_squeezes "$squeezes"), recalls sent +$(since 2 recalls_sent "$recalls"), foreign pages now $(dbg 2 foreign_pages)"
 }
 
-rewriter_alive() { guest_alive 1 /tmp/rw.pid; }
-rewriter_gone() { ! rewriter_alive; }
+rewriter_gone() { guest_gone 1 /tmp/rw.pid; }
 swapoff_races_remotify() {
 	local mem r0 puts0 inval0 lost0 at_cut t0 cut0 cut lost_ms kill0 died dying0 dying
 	mem=$(node_mem 1)
@@ -142,7 +141,7 @@ swapoff_races_remotify() {
 	# Cut: PUTs get no reply (the window fills), the remotify thread is
 	# told to push everything, and the killed process's pages become
 	# invalidations nobody can deliver yet.
-	rewriter_alive || problem "the rewriting process ended before the cut: $(cx 1 'tail -n 1 /tmp/rw.out')"
+	if rewriter_gone; then problem "the rewriting process ended before the cut: $(cx 1 'tail -n 1 /tmp/rw.out')"; fi
 	tap_set 2 down
 	cut0=$(date +%s)
 	at_cut="$(dbg 1 remote_pages) remote, $(dbg 1 stored_pages) stored"

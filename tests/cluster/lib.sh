@@ -298,7 +298,7 @@ fuzz_counted() {
 # load_bg NODE MIB [SEED]: start the verifying workload: two passes, the
 # first rewriting a quarter of the pages, so a stale copy is caught.
 load_bg() {
-	cx "$1" "/bin/workload -m $2 -s ${3:-1} -p 2 -q > /tmp/load.out 2>&1 &" >/dev/null
+	cx "$1" "/bin/workload -m $2 -s ${3:-1} -p 2 -q > /tmp/load.out 2>&1 & echo \$! > /tmp/load.pid" >/dev/null
 }
 
 load_result() { cx "$1" "cat /tmp/load.out" | grep 'workload: result' || true; }
@@ -318,6 +318,8 @@ load_bad() {
 
 # watch_loads TIMEOUT_S "NODE:FILE"...: poll until every node in LOADING
 # finished its workload; WATCH_MAX["NODE:FILE"] gets the largest value seen.
+# A workload that ended without its result line (killed: SIGBUS, the OOM
+# killer) is a problem at once, not a wait until the timeout.
 declare -A WATCH_MAX
 watch_loads() {
 	local timeout=$1 start spec v busy num
@@ -332,7 +334,15 @@ watch_loads() {
 		done
 		busy=
 		for num in $LOADING; do
-			[ -n "$(load_result "$num")" ] || busy=yes
+			[ -n "$(load_result "$num")" ] && continue
+			if ! workload_gone "$num"; then
+				busy=yes
+				continue
+			fi
+			# Gone: its result may have been written since it was read.
+			[ -n "$(load_result "$num")" ] && continue
+			problem "node $num: the workload ended (exit $(load_exit "$num")) without its result: $(cx "$num" 'tail -n 2 /tmp/load.out' | tr '\n' ' ')"
+			LOADING=$(echo " $LOADING " | sed "s/ $num / /")
 		done
 		[ -n "$busy" ] || return 0
 		[ $(($(date +%s) - start)) -lt "$timeout" ] || return 1
@@ -340,18 +350,21 @@ watch_loads() {
 	done
 }
 
-# guest_alive NODE PIDFILE: the guest process whose PID is in PIDFILE
-# runs (a zombie counts once: the agent reaps orphans after a command).
-guest_alive() { cx "$1" "kill -0 \$(cat $2) 2>/dev/null && echo alive" | grep -q alive; }
+# guest_gone NODE PIDFILE: the guest says the process whose PID is in
+# PIDFILE is gone.  Not when the guest does not answer (a busy guest's
+# agent times out): a process is never presumed dead for want of an
+# answer.  A zombie runs once: the agent reaps orphans after a command.
+guest_gone() {
+	[ "$(cx "$1" "if kill -0 \$(cat $2) 2>/dev/null; then echo alive; else echo gone; fi" | tail -n 1)" = gone ]
+}
 
-# workload_alive NODE: the workload whose pid is in /tmp/load.pid runs
-# (the parking workloads write it; load_bg does not).
-workload_alive() { guest_alive "$1" /tmp/load.pid; }
+# workload_gone NODE: the same for the workload in /tmp/load.pid.
+workload_gone() { guest_gone "$1" /tmp/load.pid; }
 
 # load_not_killed NODE: a problem if NODE's workload is gone without its
 # result line (killed: SIGBUS).
 load_not_killed() {
-	if ! workload_alive "$1" && [ -z "$(load_result "$1")" ]; then
+	if workload_gone "$1" && [ -z "$(load_result "$1")" ]; then
 		problem "the workload died (SIGBUS?): $(cx "$1" 'tail -n 2 /tmp/load.out' | tr '\n' ' ')"
 	fi
 }

@@ -108,7 +108,7 @@ swapoff_waits_the_cut_out() {
 # page for a task on its way out; before, its read spun on the lookup
 # until the link came back), without costing the workload a page: once
 # the link is back it verifies.
-reader_gone() { ! guest_alive 1 /tmp/reader.pid; }
+reader_gone() { guest_gone 1 /tmp/reader.pid; }
 # shellcheck disable=SC2016  # expanded in the guest
 reader_where() { task_where 1 '$(cat /tmp/reader.pid)'; }
 reader_waits_in_shmem() { reader_where | grep -q 'ramster_remote_load.*shmem_file_read_iter'; }

@@ -64,8 +64,9 @@ work_bg() {
 # beside_fuzz WHAT: the workload node 2 started before the fuzzer must
 # still run when the fuzzer is done, else nothing ran beside it.
 beside_fuzz() {
-	workload_alive 2 ||
+	if workload_gone 2; then
 		problem "$1: node 2's workload ended before the fuzzer did: nothing ran beside it"
+	fi
 }
 
 # work_done NODE WHAT: wait for NODE's workload; a problem unless 0 bad.
