@@ -13,8 +13,9 @@
 #   make_swap_disk FILE [SIZE] / make_ext4_disk FILE SIZE LABEL
 #                         the disk images themselves
 #   qemu_start ...        qemu_command, then run it in the background
-#   pid_alive PID         the process runs (a zombie does not)
-#   qemu_runs PID LOG     it is still the QEMU with its console in LOG
+#   pid_alive PID         the process runs (a zombie runs until its last thread exits)
+#   pid_start PID / pid_is PID START
+#                         when it started / it is still that process
 #
 # Every QEMU process qemu_start starts is recorded in QEMU_PIDS, and
 # qemu_cleanup (install it with trap) kills exactly those, by PID.
@@ -151,13 +152,17 @@ pid_alive() {
 		END { exit !(NR > 0 && (!z || t > 1)) }' "/proc/$1/status" 2>/dev/null
 }
 
-# qemu_runs PID LOG: PID is still the QEMU started with its serial console
-# in LOG: running (see pid_alive) and with LOG on its command line.  A PID
-# alone proves nothing once its process is gone: pid_max is often 32768,
-# a long test run wraps it, and a guest's recorded PID may by then be
-# somebody else's process.
-qemu_runs() {
-	pid_alive "$1" && grep -qaF -- "file:$2" "/proc/$1/cmdline" 2>/dev/null
+# pid_start PID: when the process started (field 22 of /proc/PID/stat,
+# clock ticks after boot; readable for a zombie too), nothing if there is
+# no such process.  A PID alone proves nothing once its process is gone:
+# pid_max is often 32768, a long test run wraps it, and a PID recorded
+# for a guest may by then be somebody else's; the pair is unique.
+pid_start() { awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null || true; }
+
+# pid_is PID START: PID is still the process that started at START, and
+# it runs (pid_alive).
+pid_is() {
+	[ -n "$1" ] && [ -n "$2" ] && pid_alive "$1" && [ "$(pid_start "$1")" = "$2" ]
 }
 
 # qemu_wait PID TIMEOUT_S: 0 if the guest exited in time, 1 if it was

@@ -272,8 +272,7 @@ netns_tests() {
 # processes, its network namespace, its runtime directory.  With a boot
 # timeout of 0 s it fails right after starting the nodes.
 failed_up_test() {
-	local dir log=$LOGS/failed-up.log ns runtime pid pids problem=
-	dir=$(realpath -ms -- "$LOGS/failed-up")
+	local dir=$LOGS/failed-up log=$LOGS/failed-up.log ns runtime node pid problem=
 	rm -rf "$dir"
 	if RAMSTER_CLUSTER_DIR=$dir RAMSTER_BOOT_TIMEOUT=0 \
 		"$TOP/ramster-cluster" up "$TOP/cluster-configs/pair.conf" > "$log" 2>&1; then
@@ -286,10 +285,13 @@ failed_up_test() {
 	if [ -n "$ns" ] && ip netns list | grep -qw -- "$ns"; then
 		problem="$problem namespace-left"
 	fi
-	pids=$(cat "$dir"/nodes/*/pid 2>/dev/null || true)
-	[ -n "$pids" ] || problem="$problem no-node-started"
-	for pid in $pids; do
-		if qemu_runs "$pid" "$dir/nodes/"; then problem="$problem qemu-$pid-alive"; fi
+	ls "$dir"/nodes/*/pid > /dev/null 2>&1 || problem="$problem no-node-started"
+	for node in "$dir"/nodes/*; do
+		[ -f "$node/pid" ] || continue
+		pid=$(cat "$node/pid")
+		if pid_is "$pid" "$(cat "$node/pid.start" 2>/dev/null || true)"; then
+			problem="$problem qemu-$pid-alive"
+		fi
 	done
 	if [ -z "$runtime" ] || [ -e "$runtime" ]; then
 		problem="$problem runtime-dir-left:${runtime:-unknown}"

@@ -25,16 +25,13 @@ set -euo pipefail
 SESSION=$(basename "$0" .sh)
 CLUSTER=$TOP/ramster-cluster
 DEBUGFS=/sys/kernel/debug/ramster
-# Absolute and normalized, as ./ramster-cluster has it: the nodes' QEMUs
-# are known by the console paths under it (qemu_runs).
-RAMSTER_CLUSTER_DIR=$(realpath -ms -- "$LOGS/cluster-$SESSION")
-export RAMSTER_CLUSTER_DIR
+export RAMSTER_CLUSTER_DIR=$LOGS/cluster-$SESSION
 UP_LOG=$LOGS/cluster-$SESSION-up.log
 DOWN_LOG=$LOGS/cluster-$SESSION-down.log
 # Set while the cluster is up: the exit trap takes it down.
 CLUSTER_UP=
-# The QEMU PIDs the session's nodes had at its start (for
-# cluster_down_orderly; a node started again later records a new one).
+# The QEMUs ("PID:START", node_qemus) the session's nodes had at its
+# start and since (for cluster_down_orderly).
 PIDS=
 
 #########################################
@@ -115,7 +112,17 @@ session_up() {
 		CLUSTER_UP=
 		abort "up failed: $(tail -n 1 "$UP_LOG")"
 	fi
-	PIDS="$(cat "$RAMSTER_CLUSTER_DIR"/nodes/*/pid)"
+	PIDS=$(node_qemus)
+}
+
+# node_qemus: "PID:START" of each node's QEMU as last started (pid_is).
+node_qemus() {
+	local dir
+	for dir in "$RAMSTER_CLUSTER_DIR"/nodes/*; do
+		if [ -f "$dir/pid" ]; then
+			echo "$(cat "$dir/pid"):$(cat "$dir/pid.start" 2>/dev/null || true)"
+		fi
+	done
 }
 
 session_down() {
@@ -198,6 +205,18 @@ foreign_at_most() { [ "$(dbg "$1" foreign_pages)" -le "$2" ] 2>/dev/null; }
 remote_at_least() { [ "$(dbg "$1" remote_pages)" -ge "$2" ] 2>/dev/null; }
 # dbg_above NODE FILE N: NODE's debugfs FILE holds a number above N.
 dbg_above() { [ "$(dbg "$1" "$2")" -gt "$3" ] 2>/dev/null; }
+
+# dbg_num NODE FILE: a counter, asked again (3 times in all) while the
+# guest does not answer with a number; empty if it never does.
+dbg_num() {
+	local tries=0 v
+	while :; do
+		v=$(dbg "$1" "$2")
+		tries=$((tries + 1))
+		if [[ "$v" =~ ^[0-9]+$ ]] || [ "$tries" -ge 3 ]; then break; fi
+	done
+	echo "$v"
+}
 
 # since NODE FILE BASE: how much a counter grew from BASE, "?" if either
 # is not a number (for figures: an unreadable counter is not a zero).
@@ -497,7 +516,7 @@ kmemleak_scan_nodes() {
 	local dir pid
 	for dir in "$RAMSTER_CLUSTER_DIR"/nodes/*; do
 		pid=$(cat "$dir/pid" 2>/dev/null || true)
-		qemu_runs "$pid" "$dir/console.log" || continue
+		pid_is "$pid" "$(cat "$dir/pid.start" 2>/dev/null || true)" || continue
 		# shellcheck disable=SC2016  # expanded in the guest
 		cx "$(basename "$dir")" 'k=/sys/kernel/debug/kmemleak; if [ -w $k ]; then { echo scan > $k && echo scan > $k; } 2>/dev/null || echo kmemleak scan failed; cat $k; fi' \
 			> "$dir/kmemleak.log"
@@ -524,10 +543,8 @@ check_down_orderly() {
 	local num name runtime
 	runtime=$(cat "$RAMSTER_CLUSTER_DIR/runtime" 2>/dev/null || true)
 	session_down || problem "down failed: $(tail -n 1 "$DOWN_LOG")"
-	for num in $PIDS $(cat "$RAMSTER_CLUSTER_DIR"/nodes/*/pid 2>/dev/null); do
-		if qemu_runs "$num" "$RAMSTER_CLUSTER_DIR/nodes/"; then
-			problem "pid-$num-alive"
-		fi
+	for num in $( (echo "$PIDS" | tr ' ' '\n'; node_qemus) | sort -u); do
+		if pid_is "${num%%:*}" "${num#*:}"; then problem "pid-${num%%:*}-alive"; fi
 	done
 	for num in "$RAMSTER_CLUSTER_DIR"/nodes/*/; do
 		num=$(basename "$num")

@@ -24,7 +24,7 @@ late_node_joins() {
 	"$CLUSTER" start 2 >> "$UP_LOG" 2>&1 || problem "start 2 failed"
 	wait_until 30 peer_state_is 1 2 live ||
 		problem "link 1-2 not live 30s after node 2 booted"
-	PIDS="$(cat "$RAMSTER_CLUSTER_DIR"/nodes/*/pid)"
+	PIDS="$PIDS $(node_qemus)"
 }
 
 # configfs marks each node's own stanza local; exec returns the status.
@@ -194,7 +194,7 @@ peer_restart_reconnects() {
 		problem "restart failed: $(tail -n 1 "$UP_LOG")"
 		return
 	fi
-	PIDS="$PIDS $(cat "$RAMSTER_CLUSTER_DIR"/nodes/2/pid)"
+	PIDS="$PIDS $(node_qemus)"
 	wait_until 30 peer_ups_are 1 2 2 ||
 		problem "node 1: link_ups to node 2 is $(dbg 1 peers/2/link_ups), want 2"
 	wait_until 10 peer_state_is 1 2 live || problem "link not live after restart"
