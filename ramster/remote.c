@@ -955,6 +955,8 @@ again:
 	}
 	if (transient) {
 		ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_DEFERRED);
+		pr_warn_ratelimited("swap type %u offset %lu: no holder in reach (%d): load deferred\n",
+				    tree->type, entry->offset, ret);
 		/* Retried faults must not spin on a holder that is away. */
 		if (!waited)
 			schedule_timeout_killable(msecs_to_jiffies(RAMSTER_DEFER_PAUSE_MS));
@@ -962,17 +964,15 @@ again:
 		 * Deferred loads of a task on its way out (frontswap.h): the
 		 * kernel gives up on them rather than retry (patch 0019), so
 		 * its exit does not wait for a holder out of reach.  Asked
-		 * last, not when the load began: a task killed while it
-		 * waited for a link (remote_wait_ms) or in the pause above
-		 * (where a kill most often lands) is one.  In do_exit(),
-		 * where its SIGKILL is no longer pending, a load still waits
-		 * as any other before it is deferred; nothing is fetched
-		 * ahead for it (ramster_ra_issue()).
+		 * last, right before the answer, not when the load began: a
+		 * task killed while it waited for a link (remote_wait_ms) or
+		 * in the pause above (where a kill most often lands) is one.
+		 * In do_exit(), where its SIGKILL is no longer pending, a
+		 * load still waits as any other before it is deferred;
+		 * nothing is fetched ahead for it (ramster_ra_issue()).
 		 */
 		if (frontswap_task_leaving())
 			ramster_stat_inc(RAMSTER_STAT_REMOTE_LOADS_DEFERRED_DYING);
-		pr_warn_ratelimited("swap type %u offset %lu: no holder in reach (%d): load deferred\n",
-				    tree->type, entry->offset, ret);
 		return -EAGAIN;
 	}
 	if (bad)

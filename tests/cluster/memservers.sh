@@ -28,6 +28,11 @@ copies_forgotten() {
 	b=$(dbg "$1" reconcile_copies_lost)
 	if [[ "$a" =~ ^[0-9]+$ && "$b" =~ ^[0-9]+$ ]]; then echo $((a + b)); else echo "?"; fi
 }
+# add_known A B: A + B, or "?" if either is not a number (a counter that
+# could not be read is not a zero).
+add_known() {
+	if [[ "$1" =~ ^-?[0-9]+$ && "$2" =~ ^-?[0-9]+$ ]]; then echo $(($1 + $2)); else echo "?"; fi
+}
 # links_live NODE: the links of both clients to NODE are live.
 links_live() {
 	local num
@@ -54,8 +59,11 @@ two_copies() {
 		remote=$(dbg "$num" remote_pages)
 		on1=$(dbg "$num" peers/1/pages_held_there)
 		on2=$(dbg "$num" peers/2/pages_held_there)
-		[ $(((on1 + on2) * 100)) -ge $((remote * 190)) ] 2>/dev/null ||
+		if ! [[ "$remote" =~ ^[0-9]+$ && "$on1" =~ ^[0-9]+$ && "$on2" =~ ^[0-9]+$ ]]; then
+			problem "client $num: counters unreadable ('$remote' '$on1' '$on2')"
+		elif [ $(((on1 + on2) * 100)) -lt $((remote * 190)) ]; then
 			problem "client $num: $remote remote pages but $on1 copies on server 1 and $on2 on server 2"
+		fi
 		FIGURES="${FIGURES:+$FIGURES; }client $num: $remote remote, $on1 copies on server 1, $on2 on server 2"
 	done
 	for num in 1 2; do
@@ -95,17 +103,21 @@ server_restarts() {
 		wait_until 600 under_replicated_is_0 "$num" ||
 			problem "client $num: still $(dbg "$num" under_replicated) pages under-replicated"
 		load_not_killed "$num"
-		v=$(dbg "$num" remote_loads_failover)
-		failover=$((failover + v - failover0[$num]))
+		v=$(since "$num" remote_loads_failover "${failover0[$num]}")
+		failover=$(add_known "$failover" "$v")
 		v=$(copies_forgotten "$num")
-		lost=$((lost + v - lost0[$num]))
-		v=$(dbg "$num" replica_copies)
-		copies=$((copies + v - copies0[$num]))
+		if [[ "$v" =~ ^[0-9]+$ && "${lost0[$num]}" =~ ^[0-9]+$ ]]; then
+			lost=$(add_known "$lost" $((v - ${lost0[$num]})))
+		else
+			lost="?"
+		fi
+		v=$(since "$num" replica_copies "${copies0[$num]}")
+		copies=$(add_known "$copies" "$v")
 	done
 	secs=$(($(date +%s) - t_back))
 	# Not only the workloads writing their pages again (on both).
-	[ "$copies" -gt 0 ] || problem "no copy made again: re-replication never ran"
-	[ "$lost" -gt 0 ] || problem "server 1 held $held pages, yet no copy was forgotten: its restart was not seen"
+	[ "$copies" -gt 0 ] 2>/dev/null || problem "no copy made again: re-replication never ran (copies: $copies)"
+	[ "$lost" -gt 0 ] 2>/dev/null || problem "server 1 held $held pages, yet no copy was forgotten: its restart was not seen (forgotten: $lost)"
 	FIGURES="server 1 held $held pages when killed, back after $((t_back - t0))s (boot included); clients: $lost copies forgotten (replicas_lost + reconcile_copies_lost), $copies copies made again, under_replicated 0 within ${secs}s of its return; loads served by server 2 after a failure +$failover"
 }
 
