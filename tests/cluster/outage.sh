@@ -10,9 +10,9 @@
 # back (a new handshake, a reconcile) it verifies, 0 bad.  Then the
 # same cut under swapoff: swapoff waits for the pages out of reach, and
 # once the link is back it returns 0 with nothing of node 1's left on
-# either side; the parked process verifies.  Last, a process reading
-# the parked one's tmpfs pages with read(2) during a cut is killed and
-# must leave at once.  The faults session does the same things and more
+# either side; the parked process verifies.  Last, a process reading a
+# tmpfs file with read(2) during a cut is killed and must leave at once;
+# the file then reads back bit-exact.  The faults session does the same things and more
 # at sizes only the normal kernel gets through in time.
 #
 # results: cluster_outage_loads_wait_the_cut_out
@@ -101,36 +101,41 @@ swapoff_waits_the_cut_out() {
 	FIGURES="swapoff with $PARKED_REMOTE remote pages and the link cut took $(($(date +%s) - t0))s; nothing left on either side, 0 bad"
 }
 
-# killed_reader_leaves: a process that reads the parked workload's tmpfs
-# pages with read(2) (cat of its memfd, through /proc/PID/map_files)
-# meets pages only node 2 has while the link is cut.  Killed, it must be
-# gone within seconds (kernel patch 0019: shmem gives up on a deferred
-# page for a task on its way out; before, its read spun on the lookup
-# until the link came back), without costing the workload a page: once
-# the link is back it verifies.
+# killed_reader_leaves: a process that reads a tmpfs file with read(2)
+# (cat: sendfile, shmem_file_read_iter) meets pages only node 2 has while
+# the link is cut.  The file is written before a workload parks, so its
+# pages are the oldest in swap and the first sent away (remotification
+# takes the oldest; a parked workload's own tmpfs half, written last, may
+# all stay here).  Killed, the reader must be gone within seconds (kernel
+# patch 0019: shmem gives up on a deferred page for a task on its way
+# out; before, its read spun on the lookup until the link came back),
+# without costing a page: once the link is back the file reads back
+# bit-exact and the workload verifies.
+READER_FILE=/tmp/rshm/f
 reader_gone() { guest_gone 1 /tmp/reader.pid; }
 # shellcheck disable=SC2016  # expanded in the guest
 reader_where() { task_where 1 '$(cat /tmp/reader.pid)'; }
 reader_waits_in_shmem() { reader_where | grep -q 'ramster_remote_load.*shmem_file_read_iter'; }
 killed_reader_leaves() {
-	local range wait_ms deferred0 dying0 t0 gone
-	park_with_remote 1 -S
-	# shellcheck disable=SC2016  # expanded in the guest
-	range=$(cx 1 'awk "/memfd:workload/ { print \$1; exit }" /proc/$(cat /tmp/load.pid)/maps')
-	if ! [[ "$range" =~ ^[0-9a-f]+-[0-9a-f]+$ ]]; then
-		problem "no tmpfs mapping in the parked process's maps: '$range'"
+	local sum v wait_ms deferred0 dying0 t0 gone
+	# 4 MiB, a page of random data each (stored raw: the bytes are the
+	# check), written once and never touched again before the cut.
+	sum=$(cx 1 "mkdir -p /tmp/rshm && mount -t tmpfs -o size=8m rshm /tmp/rshm && dd if=/dev/urandom of=$READER_FILE bs=4096 count=1024 2>/dev/null && md5sum < $READER_FILE" | awk '{ print $1 }')
+	if ! [[ "$sum" =~ ^[0-9a-f]{32}$ ]]; then
+		problem "no tmpfs file to read: '$sum'"
 		return
 	fi
+	park_with_remote 1
 	wait_ms=$(cx 1 cat /sys/module/ramster/parameters/remote_wait_ms)
 	[[ "$wait_ms" =~ ^[0-9]+$ ]] || wait_ms=5000
 	set_param 1 remote_wait_ms 0
 	cut_link
 	deferred0=$(dbg_num 1 remote_loads_deferred)
-	cx 1 "cat /proc/\$(cat /tmp/load.pid)/map_files/$range > /dev/null 2>&1 & echo \$! > /tmp/reader.pid" >/dev/null
+	cx 1 "cat $READER_FILE > /dev/null 2>&1 & echo \$! > /tmp/reader.pid" >/dev/null
 	# Seen in a load of a tmpfs page out of reach (deferred, then
 	# asked again), not merely somewhere: else the kill tests nothing.
 	wait_until 120 reader_waits_in_shmem ||
-		problem "the reader was never seen loading a remote tmpfs page in 120 s of the cut (none of the memfd's pages on node 2?): $(reader_where)"
+		problem "the reader was never seen loading a remote tmpfs page in 120 s of the cut (none of the file's pages on node 2?): $(reader_where)"
 	reader_gone && problem "the reader ended with the link cut: nothing waited"
 	dying0=$(dbg_num 1 remote_loads_deferred_dying)
 	# shellcheck disable=SC2016  # expanded in the guest
@@ -149,10 +154,12 @@ killed_reader_leaves() {
 		problem "remote_loads_deferred_dying did not move ($dying0, now $(dbg_num 1 remote_loads_deferred_dying))"
 	fi
 	restore_link
+	v=$(cx 1 "md5sum < $READER_FILE; rm -f $READER_FILE; umount /tmp/rshm" | head -n 1 | awk '{ print $1 }')
+	[ "$v" = "$sum" ] || problem "the file read back as $v, written as $sum"
 	unpark 1
 	verify_parked 1
 	set_param 1 remote_wait_ms "$wait_ms"
-	FIGURES="a reader of $PARKED_REMOTE remote pages killed during the cut: gone in ${gone}s (loads deferred +$(since 1 remote_loads_deferred "$deferred0"), $(since 1 remote_loads_deferred_dying "$dying0") after the kill, as a dying task's); the workload then verified, 0 bad"
+	FIGURES="a reader of a 4 MiB tmpfs file killed during the cut: gone in ${gone}s (loads deferred +$(since 1 remote_loads_deferred "$deferred0"), $(since 1 remote_loads_deferred_dying "$dying0") after the kill, as a dying task's); the file then read back bit-exact, the workload verified, 0 bad"
 }
 
 # Node 2 is never presumed dead here (its pages would then be lost, by
