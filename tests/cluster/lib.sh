@@ -213,7 +213,12 @@ dbg_num() {
 	while :; do
 		v=$(dbg "$1" "$2")
 		tries=$((tries + 1))
-		if [[ "$v" =~ ^[0-9]+$ ]] || [ "$tries" -ge 3 ]; then break; fi
+		[[ "$v" =~ ^[0-9]+$ ]] && break
+		if [ "$tries" -ge 3 ]; then
+			v=
+			break
+		fi
+		sleep 1
 	done
 	echo "$v"
 }

@@ -119,8 +119,10 @@ reader_waits_in_shmem() { reader_where | grep -q 'ramster_remote_load.*shmem_fil
 killed_reader_leaves() {
 	local sum v wait_ms deferred0 dying0 t0 gone
 	# 4 MiB, a page of random data each (stored raw: the bytes are the
-	# check), written once and never touched again before the cut.
-	sum=$(cx 1 "mkdir -p /tmp/rshm && mount -t tmpfs -o size=8m rshm /tmp/rshm && dd if=/dev/urandom of=$READER_FILE bs=4096 count=1024 2>/dev/null && md5sum < $READER_FILE" | awk '{ print $1 }')
+	# check), written once and never read before the cut: hashed on its
+	# way in, since a read would mark its pages accessed and move them
+	# to the active list, where reclaim takes them last.
+	sum=$(cx 1 "mkdir -p /tmp/rshm && mount -t tmpfs -o size=8m rshm /tmp/rshm && dd if=/dev/urandom bs=4096 count=1024 2>/dev/null | tee $READER_FILE | md5sum" | awk '{ print $1 }')
 	if ! [[ "$sum" =~ ^[0-9a-f]{32}$ ]]; then
 		problem "no tmpfs file to read: '$sum'"
 		return
@@ -154,7 +156,9 @@ killed_reader_leaves() {
 		problem "remote_loads_deferred_dying did not move ($dying0, now $(dbg_num 1 remote_loads_deferred_dying))"
 	fi
 	restore_link
-	v=$(cx 1 "md5sum < $READER_FILE; rm -f $READER_FILE; umount /tmp/rshm" | head -n 1 | awk '{ print $1 }')
+	# Bounded: with the link still cut (a problem already) the read
+	# would wait for it as long as the session may run.
+	v=$(RAMSTER_EXEC_TIMEOUT=120 cx 1 "md5sum < $READER_FILE; rm -f $READER_FILE; umount /tmp/rshm" | head -n 1 | awk '{ print $1 }')
 	[ "$v" = "$sum" ] || problem "the file read back as $v, written as $sum"
 	unpark 1
 	verify_parked 1
