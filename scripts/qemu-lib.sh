@@ -16,6 +16,7 @@
 #   pid_alive PID         the process runs (a zombie runs until its last thread exits)
 #   pid_start PID / pid_is PID START
 #                         when it started / it is still that process
+#   recorded_pid DIR      DIR/pid, while DIR/pid.start says it is that process
 #
 # Every QEMU process qemu_start starts is recorded in QEMU_PIDS, and
 # qemu_cleanup (install it with trap) kills exactly those, by PID.
@@ -163,6 +164,14 @@ pid_start() { awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null
 # it runs (pid_alive).
 pid_is() {
 	[ -n "$1" ] && [ -n "$2" ] && pid_alive "$1" && [ "$(pid_start "$1")" = "$2" ]
+}
+
+# recorded_pid DIR: the PID in DIR/pid while that process, started at the
+# time in DIR/pid.start, still runs (pid_is); else nothing.
+recorded_pid() {
+	local pid
+	pid=$(cat "$1/pid" 2>/dev/null) || return 0
+	if pid_is "$pid" "$(cat "$1/pid.start" 2>/dev/null)"; then echo "$pid"; fi
 }
 
 # qemu_wait PID TIMEOUT_S: 0 if the guest exited in time, 1 if it was

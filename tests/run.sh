@@ -287,11 +287,8 @@ failed_up_test() {
 	fi
 	ls "$dir"/nodes/*/pid > /dev/null 2>&1 || problem="$problem no-node-started"
 	for node in "$dir"/nodes/*; do
-		[ -f "$node/pid" ] || continue
-		pid=$(cat "$node/pid")
-		if pid_is "$pid" "$(cat "$node/pid.start" 2>/dev/null || true)"; then
-			problem="$problem qemu-$pid-alive"
-		fi
+		pid=$(recorded_pid "$node")
+		if [ -n "$pid" ]; then problem="$problem qemu-$pid-alive"; fi
 	done
 	if [ -z "$runtime" ] || [ -e "$runtime" ]; then
 		problem="$problem runtime-dir-left:${runtime:-unknown}"

@@ -518,10 +518,9 @@ verify_parked_sigbus() {
 # consoles.  Before the cluster goes down, and when the consoles are
 # checked; a node stopped or killed earlier takes its leaks with it.
 kmemleak_scan_nodes() {
-	local dir pid
+	local dir
 	for dir in "$RAMSTER_CLUSTER_DIR"/nodes/*; do
-		pid=$(cat "$dir/pid" 2>/dev/null || true)
-		pid_is "$pid" "$(cat "$dir/pid.start" 2>/dev/null || true)" || continue
+		[ -n "$(recorded_pid "$dir")" ] || continue
 		# shellcheck disable=SC2016  # expanded in the guest
 		cx "$(basename "$dir")" 'k=/sys/kernel/debug/kmemleak; if [ -w $k ]; then { echo scan > $k && echo scan > $k; } 2>/dev/null || echo kmemleak scan failed; cat $k; fi' \
 			> "$dir/kmemleak.log"
