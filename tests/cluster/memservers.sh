@@ -23,10 +23,7 @@ under_replicated_is_0() { [ "$(dbg "$1" under_replicated)" = 0 ]; }
 # a holder's restart is seen or when the reconciliation at its link up
 # finds them missing, whichever comes first.
 copies_forgotten() {
-	local a b
-	a=$(dbg "$1" replicas_lost)
-	b=$(dbg "$1" reconcile_copies_lost)
-	if [[ "$a" =~ ^[0-9]+$ && "$b" =~ ^[0-9]+$ ]]; then echo $((a + b)); else echo "?"; fi
+	add_known "$(dbg "$1" replicas_lost)" "$(dbg "$1" reconcile_copies_lost)"
 }
 # add_known A B: A + B, or "?" if either is not a number (a counter that
 # could not be read is not a zero).
