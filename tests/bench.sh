@@ -811,10 +811,24 @@ links_live() {
 		[ "$(cx 2 cat /sys/kernel/debug/ramster/peers/1/state)" = live ]
 }
 
+# link_pages_s CONF WORKER LENDER: the link's raw throughput from WORKER
+# to LENDER in 4 KiB pages per second (16 MiB streamed over one TCP
+# connection, tests/guest/tcp-echo.c -s), or "-".
+link_pages_s() {
+	local conf=$1 worker=$2 lender=$3 ip pps
+	ip=$("$TOP/build/host/ramster-conf" get "$conf" "$lender" ip_address)
+	cx "$lender" "/bin/tcp-echo -l $((ECHO_PORT + 2)) -s 16 > /dev/null 2>&1 &" > /dev/null
+	pps=$(cx "$worker" "/bin/tcp-echo -c $ip -p $((ECHO_PORT + 2)) -s 16" |
+		sed -n 's/.* pages_s=\([0-9]*\).*/\1/p')
+	cx "$lender" "killall tcp-echo" > /dev/null
+	echo "${pps:--}"
+}
+
 # security_run MODE ROUND: one boot, one measurement, one line of
-# build/bench/security-raw.txt: MODE ROUND PUTS/S P50_US P99_US HS_MS BAD.
+# build/bench/security-raw.txt: MODE ROUND PUTS/S P50_US P99_US HS_MS BAD
+# LINK_PAGES/S.
 security_run() {
-	local mode=$1 round=$2 flags=() params='' mem puts0 puts1 t0 t1 lat hs bad waited=0
+	local mode=$1 round=$2 flags=() params='' mem puts0 puts1 t0 t1 lat hs bad waited=0 link
 	export RAMSTER_CLUSTER_DIR=$OUT/security/$mode-$round
 	case "$mode" in
 	insecure) flags=(--insecure) ;;
@@ -833,6 +847,7 @@ security_run() {
 		waited=$((waited + 1))
 	done
 	mem=$("$TOP/build/host/ramster-conf" get "$SEC_CONF" 1 memory)
+	link=$(link_pages_s "$SEC_CONF" 1 2)
 	puts0=$(cx 1 cat /sys/kernel/debug/ramster/remote_puts)
 	t0=$(date +%s%N)
 	RAMSTER_EXEC_TIMEOUT=1800 cx 1 "/bin/workload -m $((mem * 3)) -s $round -p 2 -q > /tmp/load.out 2>&1" >/dev/null
@@ -846,7 +861,7 @@ security_run() {
 	"$CLUSTER" down --now > /dev/null 2>&1 || true
 	CLUSTER_UP=
 	[[ "$puts0$puts1" =~ ^[0-9]+$ ]] || puts0=0 puts1=0
-	echo "$mode $round $(( (puts1 - puts0) * 1000000000 / (t1 - t0) )) $lat ${hs:--} ${bad:-?}" >> "$OUT/security-raw.txt"
+	echo "$mode $round $(( (puts1 - puts0) * 1000000000 / (t1 - t0) )) $lat ${hs:--} ${bad:-?} $link" >> "$OUT/security-raw.txt"
 	printf '[bench %4ss] security %-13s round %s: %s\n' "$(($(date +%s) - START))" \
 		"$mode" "$round" "$(tail -n 1 "$OUT/security-raw.txt" | cut -d' ' -f3-)"
 }
@@ -863,13 +878,19 @@ security_table() {
 	echo "RAMster link security: the pair of pair-fuzz.conf (64 MiB guests), $QEMU_ACCEL,"
 	echo "node 1 at 3x RAM (2 verify passes), medians of $RUNS interleaved rounds."
 	echo "puts/s: remote puts per second over the run; load p50/p99: remote load"
-	echo "latency; handshake: ramster-fuzz connect to trusted link (median of 20)."
+	echo "latency; handshake: ramster-fuzz connect to trusted link (median of 20);"
+	echo "link pages/s: 16 MiB over one TCP connection from node 1 to node 2 before"
+	echo "the run, in 4 KiB pages per second; puts/link: puts/s over that ceiling."
 	echo
-	printf '%-14s %8s %12s %12s %13s %s\n' mode puts/s load_p50_us load_p99_us handshake_ms "bad pages"
+	printf '%-14s %8s %12s %12s %13s %12s %9s %s\n' mode puts/s load_p50_us load_p99_us \
+		handshake_ms "link pages/s" puts/link "bad pages"
+	local puts link
 	for mode in "${SEC_MODES[@]}"; do
-		printf '%-14s %8s %12s %12s %13s %s\n' "$mode" "$(sec_median "$mode" 3)" \
+		puts=$(sec_median "$mode" 3) link=$(sec_median "$mode" 8)
+		printf '%-14s %8s %12s %12s %13s %12s %9s %s\n' "$mode" "$puts" \
 			"$(sec_median "$mode" 4)" "$(sec_median "$mode" 5)" \
-			"$(sec_median "$mode" 6)" \
+			"$(sec_median "$mode" 6)" "$link" \
+			"$(awk -v p="$puts" -v l="$link" 'BEGIN { if (p ~ /^[0-9.]+$/ && l ~ /^[0-9.]+$/ && l > 0) printf "%.1f%%", 100 * p / l; else print "-" }')" \
 			"$(awk -v m="$mode" '$1 == m { printf "%s%s", s, $7; s = "," }' "$OUT/security-raw.txt")"
 	done
 }

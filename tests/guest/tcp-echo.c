@@ -2,8 +2,9 @@
 /*
  * tcp-echo - the network's own round trip, the yardstick for remote loads
  *
- *   tcp-echo -l PORT [-r REQUEST] [-b BYTES]
+ *   tcp-echo -l PORT [-r REQUEST] [-b BYTES | -s MIB]
  *   tcp-echo -c ADDR -p PORT [-n COUNT] [-r REQUEST] [-b BYTES] [-v]
+ *   tcp-echo -c ADDR -p PORT -s MIB
  *
  * Each round trip sends REQUEST bytes and gets BYTES back (default 4096
  * both ways, an echo of a page; -r 64 is shaped like a remote GET: a
@@ -19,6 +20,15 @@
  * benchmark's latency CDF).  The same guests and bridge as a remote GET
  * of ramster or NBD's 4 KiB read; the benchmark reports remote load
  * latency beside it.  Every read and write gives up after 10 s.
+ *
+ * -s MIB (on both sides) measures the link's raw throughput instead: the
+ * client writes MIB MiB as fast as TCP takes them, the server reads them
+ * all and answers one byte, and the client prints
+ *
+ *   tcp-echo: stream bytes=.. ms=.. mbit_s=.. pages_s=..
+ *
+ * (pages_s: 4 KiB pages per second), the ceiling the benchmark sets
+ * remotification's pages per second against.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,6 +45,7 @@
 /* Below the smallest socket buffers: a round trip never waits on itself. */
 #define MAX_BYTES 65536
 #define IO_TIMEOUT_S 10
+#define STREAM_CHUNK 65536
 
 static void die(const char *what)
 {
@@ -87,7 +98,23 @@ static int number(const char *arg, long min, long max)
 	return (int)v;
 }
 
-static void __attribute__((noreturn)) serve(int port, int request, int bytes)
+/* serve_stream: read MIB MiB, answer one byte; 0 or -1 (errno set). */
+static int serve_stream(int fd, char *buf, int mib)
+{
+	long long left = (long long)mib << 20;
+
+	while (left > 0) {
+		size_t len = left < MAX_BYTES ? (size_t)left : MAX_BYTES;
+
+		if (all_io(fd, buf, len, 1))
+			return -1;
+		left -= (long long)len;
+	}
+	return all_io(fd, buf, 1, 0);
+}
+
+static void __attribute__((noreturn)) serve(int port, int request, int bytes,
+					    int mib)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons((unsigned short)port) };
@@ -108,9 +135,12 @@ static void __attribute__((noreturn)) serve(int port, int request, int bytes)
 			die("accept");
 		}
 		set_up(fd);
-		while (!all_io(fd, buf, (size_t)request, 1) &&
-		       !all_io(fd, buf, (size_t)bytes, 0))
-			;
+		if (mib)
+			serve_stream(fd, buf, mib);
+		else
+			while (!all_io(fd, buf, (size_t)request, 1) &&
+			       !all_io(fd, buf, (size_t)bytes, 0))
+				;
 		close(fd);
 	}
 }
@@ -130,24 +160,21 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int measure(const char *addr, int port, int count, int request,
-		   int bytes, int verbose)
+/*
+ * connect_to: a connected, set-up socket to ADDR:PORT (retrying for 10 s
+ * while refused: the server may still be starting), or -1 for a bad
+ * address.
+ */
+static int connect_to(const char *addr, int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons((unsigned short)port) };
-	long long *us, t;
-	char *buf;
-	int fd, i, tries = 0;
+	int fd, tries = 0;
 
 	if (inet_pton(AF_INET, addr, &a.sin_addr) != 1) {
 		fprintf(stderr, "tcp-echo: bad address %s\n", addr);
-		return 2;
+		return -1;
 	}
-	us = calloc((size_t)count, sizeof(*us));
-	buf = malloc(MAX_BYTES);
-	if (!us || !buf)
-		die("malloc");
-	memset(buf, 0x5a, MAX_BYTES);
 	for (;;) {
 		fd = socket(AF_INET, SOCK_STREAM, 0);
 		if (fd < 0)
@@ -160,6 +187,55 @@ static int measure(const char *addr, int port, int count, int request,
 		usleep(100000);
 	}
 	set_up(fd);
+	return fd;
+}
+
+/* stream: MIB MiB written to ADDR:PORT, timed up to the server's byte. */
+static int stream(const char *addr, int port, int mib)
+{
+	long long left = (long long)mib << 20, t, us;
+	static char buf[STREAM_CHUNK];
+	int fd;
+
+	fd = connect_to(addr, port);
+	if (fd < 0)
+		return 2;
+	memset(buf, 0x5a, sizeof(buf));
+	t = now_us();
+	while (left > 0) {
+		size_t len = left < STREAM_CHUNK ? (size_t)left : STREAM_CHUNK;
+
+		if (all_io(fd, buf, len, 0))
+			die("stream");
+		left -= (long long)len;
+	}
+	if (all_io(fd, buf, 1, 1))
+		die("stream's answer");
+	us = now_us() - t;
+	close(fd);
+	if (us < 1)
+		us = 1;
+	printf("tcp-echo: stream bytes=%lld ms=%lld mbit_s=%lld pages_s=%lld\n",
+	       (long long)mib << 20, us / 1000,
+	       ((long long)mib << 23) / us, ((long long)mib << 8) * 1000000 / us);
+	return 0;
+}
+
+static int measure(const char *addr, int port, int count, int request,
+		   int bytes, int verbose)
+{
+	long long *us, t;
+	char *buf;
+	int fd, i;
+
+	fd = connect_to(addr, port);
+	if (fd < 0)
+		return 2;
+	us = calloc((size_t)count, sizeof(*us));
+	buf = malloc(MAX_BYTES);
+	if (!us || !buf)
+		die("malloc");
+	memset(buf, 0x5a, MAX_BYTES);
 	for (i = -WARMUP; i < count; i++) {
 		t = now_us();
 		if (all_io(fd, buf, (size_t)request, 0) ||
@@ -183,18 +259,19 @@ static int measure(const char *addr, int port, int count, int request,
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: tcp-echo -l PORT [-r REQUEST] [-b BYTES]\n"
-		"       tcp-echo -c ADDR -p PORT [-n COUNT] [-r REQUEST] [-b BYTES] [-v]\n");
+	fprintf(stderr, "usage: tcp-echo -l PORT [-r REQUEST] [-b BYTES | -s MIB]\n"
+		"       tcp-echo -c ADDR -p PORT [-n COUNT] [-r REQUEST] [-b BYTES] [-v]\n"
+		"       tcp-echo -c ADDR -p PORT -s MIB\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	int port = 0, listen_port = 0, count = 200, bytes = 4096, request = -1;
-	int verbose = 0, c;
+	int verbose = 0, mib = 0, c;
 	const char *addr = NULL;
 
-	while ((c = getopt(argc, argv, "l:c:p:n:r:b:v")) != -1) {
+	while ((c = getopt(argc, argv, "l:c:p:n:r:b:s:v")) != -1) {
 		switch (c) {
 		case 'l': listen_port = number(optarg, 1, 65535); break;
 		case 'c': addr = optarg; break;
@@ -202,6 +279,7 @@ int main(int argc, char **argv)
 		case 'n': count = number(optarg, 1, 1000000); break;
 		case 'r': request = number(optarg, 1, MAX_BYTES); break;
 		case 'b': bytes = number(optarg, 1, MAX_BYTES); break;
+		case 's': mib = number(optarg, 1, 65536); break;
 		case 'v': verbose = 1; break;
 		default: return usage();
 		}
@@ -209,8 +287,10 @@ int main(int argc, char **argv)
 	if (request < 0)
 		request = bytes;
 	if (listen_port && !addr && !port)
-		serve(listen_port, request, bytes);
+		serve(listen_port, request, bytes, mib);
 	if (listen_port || !addr || !port)
 		return usage();
+	if (mib)
+		return stream(addr, port, mib);
 	return measure(addr, port, count, request, bytes, verbose);
 }
