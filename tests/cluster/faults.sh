@@ -86,7 +86,7 @@ oom_kills() { cx "$1" "sed -n 's/^oom_kill //p' /proc/vmstat"; }
 
 lender_under_own_pressure() {
 	local mem squeezes recalls oom exit2
-	mem=$(node_mem 2)
+	mem=$(node_ram 2)
 	# Node 1's suction would fetch its pages home before node 2 is
 	# pressed: they stay on node 2 until it recalls them.
 	set_param 1 suction_interval_ms 0

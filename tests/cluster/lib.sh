@@ -147,6 +147,22 @@ node_conf() { "$TOP/build/host/ramster-conf" get "$RAMSTER_CLUSTER_DIR/cluster.c
 
 # RAM of a node's guest, MiB: the workloads are sized from it.
 node_mem() { node_conf "$1" memory; }
+# node_ram NODE: the MiB a node's processes compete for: its configured
+# memory, or what its kernel reports (MemTotal) if that is more.  Only
+# the debug kernel's guests report more: they get RAMSTER_GUEST_MEM_EXTRA
+# MiB beyond their configuration (tests/run.sh), most of it taken by
+# KASAN and debug slab, and a workload sized from the configuration
+# alone presses such a node too little.
+node_ram() {
+	local conf total
+	conf=$(node_mem "$1")
+	total=$(cx "$1" "sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo" | grep -xE '[0-9]+' || true)
+	if [ -n "$total" ] && [ $((total / 1024)) -gt "$conf" ]; then
+		echo $((total / 1024))
+	else
+		echo "$conf"
+	fi
+}
 
 # task_where NODE PID: where a process of NODE sleeps, for a failure
 # message ("pid 123 State: D (disk sleep), in folio_wait_bit < ..."): its
