@@ -110,6 +110,17 @@ prepare_tree() {
 	echo "$want" > "$src/.ramster-applied/stamp"
 }
 
+# set_later CONFIG_X FRAGMENT...: does one of the FRAGMENTs set X (a
+# value, or "is not set")?
+set_later() {
+	local opt=$1 frag
+	shift
+	for frag in "$@"; do
+		grep -qE "^(# )?${opt}(=| is not set$)" "$frag" && return 0
+	done
+	return 1
+}
+
 # defined_in_tree SRC CONFIG_X: does a Kconfig file of SRC define X?
 defined_in_tree() {
 	grep -rqsE --include='Kconfig*' "^[[:space:]]*(menu)?config ${2#CONFIG_}\$" "$1"
@@ -136,15 +147,21 @@ configure() {
 		-m -O "$obj" "$obj/.config" "$FRAGMENT" "${EXTRA_FRAGMENTS[@]}" >/dev/null
 	make -s -C "$src" O="$obj" ARCH=x86_64 olddefconfig >/dev/null
 	# merge_config.sh reports but tolerates unmet options: we do not.
-	local missing=0
-	for frag in "$FRAGMENT" "${EXTRA_FRAGMENTS[@]}"; do
+	# An option a later fragment sets again is that fragment's to check
+	# (the later value wins, as in merge_config.sh: the debug kernel's
+	# hung-task threshold).
+	local missing=0 frags=("$FRAGMENT" "${EXTRA_FRAGMENTS[@]}") i
+	for i in "${!frags[@]}"; do
+		frag=${frags[$i]}
 		while read -r line; do
 			case "$line" in
 			CONFIG_*=*) opt=${line%%=*} ;;
 			"# CONFIG_"*" is not set") opt=${line#\# }; opt=${opt%% *} ;;
 			*) continue ;;
 			esac
-			if ! grep -qx -- "$line" "$obj/.config" &&
+			if set_later "$opt" "${frags[@]:$((i + 1))}"; then
+				continue
+			elif ! grep -qx -- "$line" "$obj/.config" &&
 				[ "${RAMSTER_FRAGMENT_LATER_OK:-}" = 1 ] &&
 				! defined_in_tree "$src" "$opt"; then
 				log "$opt: not in this tree (a later patch's), skipped"

@@ -82,7 +82,8 @@
 # per second over the run, remote load latency p50/p99 (the node's last
 # 1024 loads), and the median of 20 handshakes of ramster-fuzz as node 9
 # (from node 2's VM: its user-space crypto through AF_ALG, plus the
-# node's side).  Saved in build/bench/security.txt.
+# node's side); beside the puts, the network's TCP ceiling from node 1 to
+# node 2 (link_pages_s).  Saved in build/bench/security.txt.
 #
 # reread: cleancache (issue 12).  A file set of twice the guest's RAM on an
 # ext4 data disk (throttled as the swap disk is), created, evicted, then
@@ -811,8 +812,8 @@ links_live() {
 		[ "$(cx 2 cat /sys/kernel/debug/ramster/peers/1/state)" = live ]
 }
 
-# link_pages_s CONF WORKER LENDER: the link's raw throughput from WORKER
-# to LENDER in 4 KiB pages per second (16 MiB streamed over one TCP
+# link_pages_s CONF WORKER LENDER: the network's TCP ceiling from WORKER
+# to LENDER in 4 KiB pages per second (16 MiB streamed over one plain TCP
 # connection, tests/guest/tcp-echo.c -s), or "-".
 link_pages_s() {
 	local conf=$1 worker=$2 lender=$3 ip pps
@@ -869,7 +870,7 @@ security_run() {
 # sec_median MODE FIELD [FILE]: median of a column over the rounds, or "-"
 # (FILE: under build/bench/, security-raw.txt unless given).
 sec_median() {
-	awk -v m="$1" -v f="$2" '$1 == m && $3 != "FAIL" && $f != "-" { print $f }' \
+	awk -v m="$1" -v f="$2" '$1 == m && $3 != "FAIL" && $f != "-" && $f != "" { print $f }' \
 		"$OUT/${3:-security-raw.txt}" | middle
 }
 
@@ -879,8 +880,10 @@ security_table() {
 	echo "node 1 at 3x RAM (2 verify passes), medians of $RUNS interleaved rounds."
 	echo "puts/s: remote puts per second over the run; load p50/p99: remote load"
 	echo "latency; handshake: ramster-fuzz connect to trusted link (median of 20);"
-	echo "link pages/s: 16 MiB over one TCP connection from node 1 to node 2 before"
-	echo "the run, in 4 KiB pages per second; puts/link: puts/s over that ceiling."
+	echo "link pages/s: the network's TCP ceiling, 16 MiB over one plain TCP connection"
+	echo "from node 1 to node 2 before the run (no framing, no crypto: the same for every"
+	echo "mode), in 4 KiB pages per second; puts/link: puts/s over that ceiling (puts/s"
+	echo "is averaged over the whole run, so this is not how busy the link was)."
 	echo
 	printf '%-14s %8s %12s %12s %13s %12s %9s %s\n' mode puts/s load_p50_us load_p99_us \
 		handshake_ms "link pages/s" puts/link "bad pages"

@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,7 +269,7 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	int port = 0, listen_port = 0, count = 200, bytes = 4096, request = -1;
-	int verbose = 0, mib = 0, c;
+	int verbose = 0, mib = 0, echo_opts = 0, c;
 	const char *addr = NULL;
 
 	while ((c = getopt(argc, argv, "l:c:p:n:r:b:s:v")) != -1) {
@@ -276,14 +277,19 @@ int main(int argc, char **argv)
 		case 'l': listen_port = number(optarg, 1, 65535); break;
 		case 'c': addr = optarg; break;
 		case 'p': port = number(optarg, 1, 65535); break;
-		case 'n': count = number(optarg, 1, 1000000); break;
-		case 'r': request = number(optarg, 1, MAX_BYTES); break;
-		case 'b': bytes = number(optarg, 1, MAX_BYTES); break;
+		case 'n': count = number(optarg, 1, 1000000); echo_opts = 1; break;
+		case 'r': request = number(optarg, 1, MAX_BYTES); echo_opts = 1; break;
+		case 'b': bytes = number(optarg, 1, MAX_BYTES); echo_opts = 1; break;
 		case 's': mib = number(optarg, 1, 65536); break;
-		case 'v': verbose = 1; break;
+		case 'v': verbose = 1; echo_opts = 1; break;
 		default: return usage();
 		}
 	}
+	/* -s streams: the echo's options would be silently ignored. */
+	if (mib && echo_opts)
+		return usage();
+	/* A peer gone mid-write is an error to report, not a silent death. */
+	signal(SIGPIPE, SIG_IGN);
 	if (request < 0)
 		request = bytes;
 	if (listen_port && !addr && !port)
