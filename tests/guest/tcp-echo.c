@@ -46,7 +46,6 @@
 /* Below the smallest socket buffers: a round trip never waits on itself. */
 #define MAX_BYTES 65536
 #define IO_TIMEOUT_S 10
-#define STREAM_CHUNK 65536
 
 static void die(const char *what)
 {
@@ -99,19 +98,23 @@ static int number(const char *arg, long min, long max)
 	return (int)v;
 }
 
-/* serve_stream: read MIB MiB, answer one byte; 0 or -1 (errno set). */
-static int serve_stream(int fd, char *buf, int mib)
+/*
+ * stream_io: MIB MiB read (READING) or written through BUF (MAX_BYTES),
+ * then the one byte that ends a stream the other way; 0 or -1 (errno
+ * set).
+ */
+static int stream_io(int fd, char *buf, int mib, int reading)
 {
 	long long left = (long long)mib << 20;
 
 	while (left > 0) {
 		size_t len = left < MAX_BYTES ? (size_t)left : MAX_BYTES;
 
-		if (all_io(fd, buf, len, 1))
+		if (all_io(fd, buf, len, reading))
 			return -1;
 		left -= (long long)len;
 	}
-	return all_io(fd, buf, 1, 0);
+	return all_io(fd, buf, 1, !reading);
 }
 
 static void __attribute__((noreturn)) serve(int port, int request, int bytes,
@@ -137,7 +140,7 @@ static void __attribute__((noreturn)) serve(int port, int request, int bytes,
 		}
 		set_up(fd);
 		if (mib)
-			serve_stream(fd, buf, mib);
+			stream_io(fd, buf, mib, 1);
 		else
 			while (!all_io(fd, buf, (size_t)request, 1) &&
 			       !all_io(fd, buf, (size_t)bytes, 0))
@@ -194,8 +197,8 @@ static int connect_to(const char *addr, int port)
 /* stream: MIB MiB written to ADDR:PORT, timed up to the server's byte. */
 static int stream(const char *addr, int port, int mib)
 {
-	long long left = (long long)mib << 20, t, us;
-	static char buf[STREAM_CHUNK];
+	static char buf[MAX_BYTES];
+	long long t, us;
 	int fd;
 
 	fd = connect_to(addr, port);
@@ -203,15 +206,8 @@ static int stream(const char *addr, int port, int mib)
 		return 2;
 	memset(buf, 0x5a, sizeof(buf));
 	t = now_us();
-	while (left > 0) {
-		size_t len = left < STREAM_CHUNK ? (size_t)left : STREAM_CHUNK;
-
-		if (all_io(fd, buf, len, 0))
-			die("stream");
-		left -= (long long)len;
-	}
-	if (all_io(fd, buf, 1, 1))
-		die("stream's answer");
+	if (stream_io(fd, buf, mib, 0))
+		die("stream");
 	us = now_us() - t;
 	close(fd);
 	if (us < 1)
